@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.core.breaker;
+
+import org.jspecify.annotations.NullMarked;

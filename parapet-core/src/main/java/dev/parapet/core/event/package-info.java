@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.core.event;
+
+import org.jspecify.annotations.NullMarked;

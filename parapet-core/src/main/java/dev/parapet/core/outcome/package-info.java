@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.core.outcome;
+
+import org.jspecify.annotations.NullMarked;

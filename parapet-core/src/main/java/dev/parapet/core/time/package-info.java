@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.core.time;
+
+import org.jspecify.annotations.NullMarked;

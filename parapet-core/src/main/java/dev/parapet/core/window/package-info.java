@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.core.window;
+
+import org.jspecify.annotations.NullMarked;
