@@ -1,4 +1,0 @@
-@NullMarked
-package dev.parapet.core.event;
-
-import org.jspecify.annotations.NullMarked;
