@@ -1,0 +1,37 @@
+package dev.parapet.proxy.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code parapet}: the one command-line entry point ({@code bin/parapet} finds a JDK and runs
+ * this). Each subcommand is its own class, registered in {@code subcommands}.
+ */
+@Command(
+    name = "parapet",
+    mixinStandardHelpOptions = true,
+    version = "parapet 0.1.0-SNAPSHOT",
+    description =
+        "HTTP edge proxy for CDN tiers: a slow or failing origin never takes the edge down.",
+    subcommands = {CommandLine.HelpCommand.class})
+public final class ParapetCli implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.@org.jspecify.annotations.Nullable CommandSpec spec;
+
+  @Override
+  public void run() {
+    CommandLine.Model.CommandSpec s = spec;
+    if (s != null) {
+      s.commandLine().usage(System.out);
+    }
+  }
+
+  /** Runs the command line and returns its exit code (tests call this; main exits with it). */
+  public static int execute(String... args) {
+    return new CommandLine(new ParapetCli()).execute(args);
+  }
+
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.cli;
+
+import org.jspecify.annotations.NullMarked;
