@@ -29,6 +29,13 @@ final class Packed {
     };
   }
 
+  /** Packs three counts, each clamped to the field's maximum. */
+  static long of(long calls, long failures, long slowCalls) {
+    return Math.min(calls, MASK)
+        | (Math.min(failures, MASK) << BITS)
+        | (Math.min(slowCalls, MASK) << (2 * BITS));
+  }
+
   static long calls(long packed) {
     return packed & MASK;
   }

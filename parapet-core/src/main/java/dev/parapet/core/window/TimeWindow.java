@@ -5,24 +5,38 @@ import dev.parapet.core.time.Durations;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The last {@code length} of evidence in {@code buckets} equal buckets (default 10 s in 100 buckets
  * of 100 ms: seed 000, "a 10-second rolling window with 100 buckets, rolling every 100ms").
  *
  * <p>How it works: time since the window's origin, divided by the bucket width, gives a bucket
- * sequence number; the bucket for the newest sequence (the head) is the only one written. Each
- * bucket is one {@code long} of {@link Packed} counters, so a record is one atomic add. When time
- * reaches a new sequence, one thread (the one that wins a try-lock) zeroes the buckets that fell
- * out of the window and caches the sum of the buckets behind the head in an immutable {@link Head};
- * a reading is then that cached sum plus the head bucket: O(1), exact for a single thread. Old
- * evidence ages out by time even when nothing is recorded, because readings advance the head too.
- * Bucket sequence numbers come from {@code now - origin}, so nanoTime wrap-around is harmless.
+ * sequence number; only the newest bucket (the head) is written. The head lives in a few striped
+ * cells, each on its own cache line, and a thread adds to the cell its id hashes to: one atomic add
+ * of {@link Packed} counters, and threads on different cells never contend (an edge proxy's event
+ * loops all record into the same hot origin's breaker; LongAdder's idea, sized to the CPUs). When
+ * time reaches a new sequence, one thread (the one that wins a try-lock) drains the cells into the
+ * old head's bucket, zeroes the buckets that fell out of the window, and caches the sum of the
+ * buckets behind the new head in an immutable {@link Head}; a reading is that cached sum plus the
+ * cells: O(cells), exact for a single thread. Old evidence ages out by time even when nothing is
+ * recorded, because readings advance the head too. Sequence numbers come from {@code now - origin},
+ * so nanoTime wrap-around is harmless.
  *
  * <p>A record that arrives with a time older than the head counts in the head (it ages out at most
- * one bucket late); a record whose time is a full window behind is dropped.
+ * one bucket late); a record whose time is a full window behind is dropped. A record racing with a
+ * rotation may land in the new head instead of the old one: again at most one bucket late.
  */
 public final class TimeWindow implements OutcomeWindow {
+  /** Longs per cell: 8 x 8 bytes = one 64-byte cache line, so cells never share a line. */
+  private static final int STRIDE = 8;
+
+  /** Striped head cells: the CPU count rounded up to a power of two, at most 16. */
+  private static final int CELLS =
+      Math.min(
+          16,
+          Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors()) * 2 - 1));
+
   private final long bucketNanos;
   private final int buckets;
   private volatile Ring ring;
@@ -61,21 +75,21 @@ public final class TimeWindow implements OutcomeWindow {
   public long calls(long nowNanos) {
     Ring r = ring;
     Head h = r.headAt(nowNanos);
-    return h == Head.EMPTY_FAR_BEHIND ? 0 : h.calls + Packed.calls(r.headBucket(h));
+    return h == Head.EMPTY_FAR_BEHIND ? 0 : h.calls + r.sumCells(Packed::calls);
   }
 
   @Override
   public long failures(long nowNanos) {
     Ring r = ring;
     Head h = r.headAt(nowNanos);
-    return h == Head.EMPTY_FAR_BEHIND ? 0 : h.failures + Packed.failures(r.headBucket(h));
+    return h == Head.EMPTY_FAR_BEHIND ? 0 : h.failures + r.sumCells(Packed::failures);
   }
 
   @Override
   public long slowCalls(long nowNanos) {
     Ring r = ring;
     Head h = r.headAt(nowNanos);
-    return h == Head.EMPTY_FAR_BEHIND ? 0 : h.slowCalls + Packed.slowCalls(r.headBucket(h));
+    return h == Head.EMPTY_FAR_BEHIND ? 0 : h.slowCalls + r.sumCells(Packed::slowCalls);
   }
 
   @Override
@@ -110,6 +124,7 @@ public final class TimeWindow implements OutcomeWindow {
   private final class Ring {
     final long originNanos;
     final AtomicLongArray counts = new AtomicLongArray(buckets);
+    final AtomicLongArray cells = new AtomicLongArray(CELLS * STRIDE + STRIDE);
     final ReentrantLock rotation = new ReentrantLock();
     volatile Head head = new Head(0, 0, 0, 0);
 
@@ -125,8 +140,20 @@ public final class TimeWindow implements OutcomeWindow {
       return (int) Math.floorMod(seq, (long) buckets);
     }
 
-    long headBucket(Head h) {
-      return counts.get(slotOf(h.seq));
+    /** This thread's cell: a mix of its id, so event loops spread over the cells. */
+    private int cellIndex() {
+      long id = Thread.currentThread().threadId();
+      int h = (int) (id * 0x9E3779B97F4A7C15L >>> 40);
+      // + STRIDE skips the first line, which the array header shares with other objects.
+      return ((h & (CELLS - 1)) + 1) * STRIDE;
+    }
+
+    long sumCells(LongUnaryOperator field) {
+      long sum = 0;
+      for (int c = 1; c <= CELLS; c++) {
+        sum += field.applyAsLong(cells.get(c * STRIDE));
+      }
+      return sum;
     }
 
     void record(long delta, long nowNanos) {
@@ -134,9 +161,9 @@ public final class TimeWindow implements OutcomeWindow {
       if (h == Head.EMPTY_FAR_BEHIND) {
         return;
       }
-      int slot = slotOf(h.seq);
-      if (Packed.calls(counts.get(slot)) < Packed.SATURATION) {
-        counts.getAndAdd(slot, delta);
+      int cell = cellIndex();
+      if (Packed.calls(cells.get(cell)) < Packed.SATURATION) {
+        cells.getAndAdd(cell, delta);
       }
     }
 
@@ -162,21 +189,29 @@ public final class TimeWindow implements OutcomeWindow {
         if (gap <= 0) {
           return h;
         }
+        // Drain the cells into the old head's bucket, field by field so sums never carry over.
+        long calls = 0;
+        long failures = 0;
+        long slow = 0;
+        for (int c = 1; c <= CELLS; c++) {
+          long v = cells.getAndSet(c * STRIDE, 0L);
+          calls += Packed.calls(v);
+          failures += Packed.failures(v);
+          slow += Packed.slowCalls(v);
+        }
+        counts.set(slotOf(h.seq), Packed.of(calls, failures, slow));
         int steps = (int) Math.min(gap, buckets);
         for (int i = 0; i < steps; i++) {
           counts.set(slotOf(seq - i), 0L);
         }
-        long calls = 0;
-        long failures = 0;
-        long slow = 0;
-        int headSlot = slotOf(seq);
+        calls = 0;
+        failures = 0;
+        slow = 0;
         for (int i = 0; i < buckets; i++) {
-          if (i != headSlot) {
-            long b = counts.get(i);
-            calls += Packed.calls(b);
-            failures += Packed.failures(b);
-            slow += Packed.slowCalls(b);
-          }
+          long b = counts.get(i);
+          calls += Packed.calls(b);
+          failures += Packed.failures(b);
+          slow += Packed.slowCalls(b);
         }
         Head next = new Head(seq, calls, failures, slow);
         head = next;
