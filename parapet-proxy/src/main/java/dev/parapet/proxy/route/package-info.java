@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.route;
+
+import org.jspecify.annotations.NullMarked;

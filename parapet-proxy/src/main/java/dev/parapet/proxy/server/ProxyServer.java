@@ -1,0 +1,184 @@
+package dev.parapet.proxy.server;
+
+import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.BreakerRegistry;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.upstream.HostPool;
+import dev.parapet.proxy.upstream.OriginPool;
+import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One Parapet listener: a Netty HTTP/1.1 server whose client connections are each handled by a
+ * {@link ClientConnection}, with origin pools, breakers and routes shared by all of them.
+ *
+ * <p>Breakers are keyed by what configuration names (origins, routes, hosts), so their number is
+ * bounded by construction; the registry is sized to exactly those keys.
+ */
+public final class ProxyServer implements AutoCloseable {
+  private final ProxySettings settings;
+  private final ProxyContext context;
+  private final EventLoopGroup group;
+  private final Class<? extends ServerChannel> serverChannelType;
+  private @Nullable Channel serverChannel;
+
+  /**
+   * @param threads event loop threads (0: Netty's default, twice the CPUs)
+   */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      Ticker ticker,
+      RandomSource random,
+      int threads) {
+    this.settings = settings;
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    this.group = new MultiThreadIoEventLoopGroup(threads, io);
+    this.serverChannelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    Class<? extends SocketChannel> clientType =
+        epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    Map<String, OriginPool> pools = new LinkedHashMap<>();
+    for (OriginSettings o : origins) {
+      pools.put(o.name(), new OriginPool(o, clientType));
+    }
+    for (Route r : routes) {
+      if (!pools.containsKey(r.origin())) {
+        throw new IllegalArgumentException(
+            "routes."
+                + r.id()
+                + ".origin : "
+                + r.origin()
+                + " (expected: one of "
+                + pools.keySet()
+                + ")");
+      }
+    }
+    Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools);
+    BreakerEventLog log = new BreakerEventLog(settings.name(), ticker);
+    BreakerRegistry registry =
+        new BreakerRegistry(
+            Math.max(1, policies.size()),
+            Duration.ofDays(365),
+            key -> {
+              BreakerPolicy p = policies.get(key);
+              return new CircuitBreaker(
+                  key, p == null ? BreakerPolicy.defaults() : p, random, log, ticker.read());
+            });
+    this.context =
+        new ProxyContext(settings, new RouteTable(routes), pools, registry, ticker, random);
+  }
+
+  /** Every breaker key configuration can produce, with its policy. */
+  private static Map<BreakerKey, BreakerPolicy> breakerPolicies(
+      List<Route> routes, Map<String, OriginPool> pools) {
+    Map<BreakerKey, BreakerPolicy> policies = new HashMap<>();
+    for (Route r : routes) {
+      OriginPool pool = pools.get(r.origin());
+      if (pool == null) {
+        continue;
+      }
+      for (HostPool h : pool.hosts()) {
+        policies.put(ProxyContext.breakerKey(r, pool, h), pool.settings().breaker());
+      }
+    }
+    return policies;
+  }
+
+  /** Binds the listener. */
+  public ProxyServer start() throws InterruptedException {
+    long headerNanos = settings.headerTimeout().toNanos();
+    long idleNanos = settings.idleTimeout().toNanos();
+    HttpDecoderConfig decoder =
+        new HttpDecoderConfig()
+            .setMaxInitialLineLength(settings.maxRequestLine())
+            .setMaxHeaderSize(settings.maxHeaderBytes())
+            .setMaxChunkSize(16 * 1024)
+            .setValidateHeaders(true)
+            .setAllowDuplicateContentLengths(false)
+            .setStrictLineParsing(true)
+            .setUseRfc9112TransferEncoding(true);
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(group)
+            .channel(serverChannelType)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    RequestHeadTimer timer =
+                        new RequestHeadTimer(headerNanos, idleNanos, context.responses);
+                    ch.pipeline()
+                        .addLast("head-timer", timer)
+                        .addLast("codec", new HttpServerCodec(decoder))
+                        .addLast("expect", new HttpServerExpectContinueHandler())
+                        .addLast("proxy", new ClientConnection(context, timer));
+                  }
+                });
+    serverChannel = b.bind(settings.listen()).sync().channel();
+    return this;
+  }
+
+  /** The bound port (useful when configured with port 0). */
+  public int port() {
+    Channel c = serverChannel;
+    if (c == null) {
+      throw new IllegalStateException("server : not started (expected: start() first)");
+    }
+    return ((InetSocketAddress) c.localAddress()).getPort();
+  }
+
+  /** The breakers (for the admin API and tests). */
+  public BreakerRegistry breakers() {
+    return context.breakers;
+  }
+
+  /** The origin pools by name. */
+  public Map<String, OriginPool> origins() {
+    return context.origins;
+  }
+
+  @Override
+  public void close() {
+    Channel c = serverChannel;
+    if (c != null) {
+      c.close().syncUninterruptibly();
+    }
+    context.origins.values().forEach(OriginPool::closeIdle);
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+}

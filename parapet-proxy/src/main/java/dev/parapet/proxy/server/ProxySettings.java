@@ -1,0 +1,67 @@
+package dev.parapet.proxy.server;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Listener-wide settings of the data plane (DESIGN.md's top-level keys and the hostile-input limits
+ * of issue 4).
+ *
+ * @param name this proxy's name in Proxy-Status, Via and logs
+ * @param listen where clients connect
+ * @param reserve time this hop keeps for itself out of every incoming deadline
+ * @param minUseful below this remaining budget the origin is not tried (504 at once)
+ * @param headerTimeout a client must finish sending a request head within this (slow clients)
+ * @param idleTimeout a keep-alive client connection with no request for this long is closed
+ * @param maxBodyBytes larger request bodies get 413
+ * @param maxHeaderBytes the request head (line and fields) may be at most this large
+ * @param maxHeaderFields at most this many header fields
+ * @param maxRequestLine the request line may be at most this long
+ * @param retryAfterMinSeconds lower bound of the jittered Retry-After when no better value is known
+ * @param retryAfterMaxSeconds upper bound of it
+ */
+public record ProxySettings(
+    String name,
+    InetSocketAddress listen,
+    Duration reserve,
+    Duration minUseful,
+    Duration headerTimeout,
+    Duration idleTimeout,
+    long maxBodyBytes,
+    int maxHeaderBytes,
+    int maxHeaderFields,
+    int maxRequestLine,
+    long retryAfterMinSeconds,
+    long retryAfterMaxSeconds) {
+
+  public ProxySettings {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(listen, "listen");
+    if (retryAfterMinSeconds < 0 || retryAfterMaxSeconds < retryAfterMinSeconds) {
+      throw new IllegalArgumentException(
+          "retry_after : "
+              + retryAfterMinSeconds
+              + ".."
+              + retryAfterMaxSeconds
+              + " (expected: 0 <= min <= max)");
+    }
+  }
+
+  /** DESIGN.md's defaults, listening on {@code listen}. */
+  public static ProxySettings defaults(String name, InetSocketAddress listen) {
+    return new ProxySettings(
+        name,
+        listen,
+        Duration.ofMillis(50),
+        Duration.ofMillis(20),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(60),
+        64L * 1024 * 1024,
+        32 * 1024,
+        100,
+        8 * 1024,
+        1,
+        5);
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.server;
+
+import org.jspecify.annotations.NullMarked;

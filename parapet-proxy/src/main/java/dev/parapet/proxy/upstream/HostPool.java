@@ -1,0 +1,248 @@
+package dev.parapet.proxy.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpClientCodec;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keep-alive HTTP/1.1 connections to one origin host, bounded: at most {@code maxConnections} open
+ * and at most {@code maxPending} requests waiting for one; beyond that the caller is told at once
+ * (the proxy answers 503 {@code connection_limit_reached}) — never an unbounded queue.
+ *
+ * <p>Connections live on the event loop of the client connection that opened them, so a request and
+ * its origin connection are handled by one thread without locks (Netty's per-loop pool idea). Idle
+ * connections are kept per loop. A released connection goes to a waiter on its own loop; if waiters
+ * wait only on other loops, it is closed instead, and the freed slot lets such a waiter connect on
+ * its own loop.
+ */
+public final class HostPool {
+
+  /** Told, on the requesting loop, how the acquisition went. */
+  public interface Acquirer {
+    /** A connected, idle channel is now this acquirer's until {@link HostPool#release}. */
+    void onConnection(Channel channel);
+
+    /** Connecting failed (refused, timed out, reset). */
+    void onConnectFailure(Throwable cause);
+
+    /** The host's connection and pending limits are both reached. */
+    void onLimitReached();
+
+    /** True once the acquirer no longer wants a connection (its request ended meanwhile). */
+    boolean isCancelled();
+  }
+
+  private final InetSocketAddress address;
+  private final String id;
+  private final int maxConnections;
+  private final int maxPending;
+  private final int connectTimeoutMillis;
+  private final Class<? extends Channel> channelType;
+  private final AtomicInteger open = new AtomicInteger();
+  private final AtomicInteger pending = new AtomicInteger();
+  private final Map<EventLoop, LoopPool> loops = new ConcurrentHashMap<>();
+
+  /** Per event loop; {@code idle} is touched only on that loop, {@code waiters} from any. */
+  private static final class LoopPool {
+    final EventLoop loop;
+    final ArrayDeque<Channel> idle = new ArrayDeque<>();
+    final Queue<Acquirer> waiters = new ConcurrentLinkedQueue<>();
+
+    LoopPool(EventLoop loop) {
+      this.loop = loop;
+    }
+  }
+
+  public HostPool(
+      String id,
+      InetSocketAddress address,
+      int maxConnections,
+      int maxPending,
+      int connectTimeoutMillis,
+      Class<? extends Channel> channelType) {
+    this.id = id;
+    this.address = address;
+    this.maxConnections = maxConnections;
+    this.maxPending = maxPending;
+    this.connectTimeoutMillis = connectTimeoutMillis;
+    this.channelType = channelType;
+  }
+
+  /** {@code origin/host:port}, from configuration. */
+  public String id() {
+    return id;
+  }
+
+  public InetSocketAddress address() {
+    return address;
+  }
+
+  /** Open connections (idle and busy). */
+  public int openConnections() {
+    return open.get();
+  }
+
+  /** Requests waiting for a connection. */
+  public int pendingRequests() {
+    return pending.get();
+  }
+
+  /** Must be called on {@code loop}; the acquirer is answered on {@code loop}. */
+  public void acquire(EventLoop loop, Acquirer acquirer) {
+    LoopPool lp = loops.computeIfAbsent(loop, LoopPool::new);
+    Channel idle;
+    while ((idle = lp.idle.pollFirst()) != null) {
+      if (idle.isActive()) {
+        acquirer.onConnection(idle);
+        return;
+      }
+    }
+    if (reserveSlot()) {
+      connect(lp, acquirer);
+      return;
+    }
+    if (pending.incrementAndGet() <= maxPending) {
+      lp.waiters.add(acquirer);
+      // A slot may have been freed between reserveSlot and add: make sure someone serves it.
+      if (open.get() < maxConnections) {
+        serveWaiter(lp);
+      }
+      return;
+    }
+    pending.decrementAndGet();
+    acquirer.onLimitReached();
+  }
+
+  /**
+   * Returns a connection after an exchange, on its own loop. A connection that is not {@code
+   * reusable} (response not fully read, {@code Connection: close}, error) is closed.
+   */
+  public void release(Channel ch, boolean reusable) {
+    if (!reusable || !ch.isActive()) {
+      ch.close();
+      return;
+    }
+    LoopPool lp = loops.computeIfAbsent(ch.eventLoop(), LoopPool::new);
+    Acquirer w = pollLiveWaiter(lp);
+    if (w != null) {
+      w.onConnection(ch);
+      return;
+    }
+    if (pending.get() > 0) {
+      ch.close(); // waiters on other loops: the freed slot lets one of them connect
+      return;
+    }
+    lp.idle.addFirst(ch);
+  }
+
+  /** Closes idle connections (shutdown). */
+  public void closeIdle() {
+    for (LoopPool lp : loops.values()) {
+      lp.loop.execute(() -> {
+        Channel c;
+        while ((c = lp.idle.pollFirst()) != null) {
+          c.close();
+        }
+      });
+    }
+  }
+
+  private boolean reserveSlot() {
+    for (; ; ) {
+      int n = open.get();
+      if (n >= maxConnections) {
+        return false;
+      }
+      if (open.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  private @Nullable Acquirer pollLiveWaiter(LoopPool lp) {
+    Acquirer w;
+    while ((w = lp.waiters.poll()) != null) {
+      pending.decrementAndGet();
+      if (!w.isCancelled()) {
+        return w;
+      }
+    }
+    return null;
+  }
+
+  private void connect(LoopPool lp, Acquirer acquirer) {
+    ChannelFuture f =
+        new Bootstrap()
+            .group(lp.loop)
+            .channel(channelType)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.AUTO_READ, true)
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast("codec", new HttpClientCodec(8192, 32 * 1024, 8192))
+                        .addLast("origin", new OriginConnection());
+                  }
+                })
+            .connect(address);
+    Channel ch = f.channel();
+    ch.closeFuture().addListener(done -> onSlotFreed());
+    f.addListener(done -> {
+      if (done.isSuccess()) {
+        if (acquirer.isCancelled()) {
+          release(ch, true);
+        } else {
+          acquirer.onConnection(ch);
+        }
+      } else {
+        acquirer.onConnectFailure(done.cause());
+      }
+    });
+  }
+
+  /** A connection closed: one waiter (on any loop) may connect now. */
+  private void onSlotFreed() {
+    open.decrementAndGet();
+    if (pending.get() == 0) {
+      return;
+    }
+    for (LoopPool lp : loops.values()) {
+      if (!lp.waiters.isEmpty()) {
+        lp.loop.execute(() -> serveWaiter(lp));
+        return;
+      }
+    }
+  }
+
+  /** On lp's loop: give the first live waiter a new connection if a slot is free. */
+  private void serveWaiter(LoopPool lp) {
+    if (!lp.loop.inEventLoop()) {
+      lp.loop.execute(() -> serveWaiter(lp));
+      return;
+    }
+    if (lp.waiters.isEmpty() || !reserveSlot()) {
+      return;
+    }
+    Acquirer w = pollLiveWaiter(lp);
+    if (w == null) {
+      open.decrementAndGet();
+      return;
+    }
+    connect(lp, w);
+  }
+}

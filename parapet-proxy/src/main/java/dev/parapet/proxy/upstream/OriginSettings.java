@@ -1,0 +1,72 @@
+package dev.parapet.proxy.upstream;
+
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.outcome.OutcomeClassifier;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One origin pool as the data plane needs it (built from DESIGN.md's {@code origins.NAME}).
+ *
+ * @param name the pool's name from configuration
+ * @param hosts its hosts
+ * @param connectTimeout TCP connect timeout per attempt
+ * @param timeout per-attempt timeout (further bounded by the request's remaining deadline)
+ * @param maxConnections open connections per host, at most
+ * @param maxPending requests waiting for a connection per host, at most; beyond: 503
+ * @param maxRequests requests in flight to the whole pool, at most; beyond: 503
+ * @param breaker the breaker policy for this pool's scopes
+ * @param breakerScope whether a breaker covers the pool, each route, or each host
+ * @param classifier how attempts are classified (failure statuses, slow threshold)
+ */
+public record OriginSettings(
+    String name,
+    List<InetSocketAddress> hosts,
+    Duration connectTimeout,
+    Duration timeout,
+    int maxConnections,
+    int maxPending,
+    int maxRequests,
+    BreakerPolicy breaker,
+    Scope breakerScope,
+    OutcomeClassifier classifier) {
+
+  public OriginSettings {
+    Objects.requireNonNull(name, "name");
+    hosts = List.copyOf(hosts);
+    if (hosts.isEmpty()) {
+      throw new IllegalArgumentException(
+          "origins." + name + ".hosts : [] (expected: at least one)");
+    }
+    if (maxConnections < 1 || maxPending < 0 || maxRequests < 1) {
+      throw new IllegalArgumentException(
+          "origins."
+              + name
+              + ".limits : "
+              + maxConnections
+              + "/"
+              + maxPending
+              + "/"
+              + maxRequests
+              + " (expected: max_connections >= 1, max_pending >= 0, max_requests >= 1)");
+    }
+  }
+
+  /** DESIGN.md's defaults for one origin with these hosts. */
+  public static OriginSettings defaults(String name, List<InetSocketAddress> hosts) {
+    return new OriginSettings(
+        name,
+        hosts,
+        Duration.ofMillis(250),
+        Duration.ofSeconds(3),
+        2048,
+        1024,
+        4096,
+        BreakerPolicy.defaults(),
+        Scope.ROUTE,
+        OutcomeClassifier.standard());
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.upstream;
+
+import org.jspecify.annotations.NullMarked;

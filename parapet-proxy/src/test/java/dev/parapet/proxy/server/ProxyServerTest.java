@@ -1,0 +1,468 @@
+package dev.parapet.proxy.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.breaker.State;
+import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.upstream.OriginSettings;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The data plane over real sockets on loopback. Behaviour only: no upper bounds on timing. */
+class ProxyServerTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+  }
+
+  private TestOrigin origin() throws IOException {
+    TestOrigin o = new TestOrigin();
+    closeables.add(o);
+    return o;
+  }
+
+  private static BreakerPolicy smallBreaker() {
+    return BreakerPolicy.builder()
+        .minRequests(10)
+        .open(Duration.ofSeconds(30), Duration.ofMinutes(5), 0.0)
+        .build();
+  }
+
+  private static OriginSettings originSettings(
+      String name, InetSocketAddress host, Duration timeout) {
+    OriginSettings d = OriginSettings.defaults(name, List.of(host));
+    return new OriginSettings(
+        name,
+        d.hosts(),
+        Duration.ofMillis(500),
+        timeout,
+        d.maxConnections(),
+        d.maxPending(),
+        d.maxRequests(),
+        smallBreaker(),
+        Scope.ROUTE,
+        OutcomeClassifier.standard());
+  }
+
+  private ProxyServer proxy(
+      ProxySettings settings, List<Route> routes, List<OriginSettings> origins)
+      throws InterruptedException {
+    ProxyServer p =
+        new ProxyServer(settings, routes, origins, Ticker.system(), RandomSource.seeded(1), 2)
+            .start();
+    closeables.add(p);
+    return p;
+  }
+
+  private ProxyServer proxy(List<Route> routes, List<OriginSettings> origins)
+      throws InterruptedException {
+    return proxy(
+        ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0)),
+        routes,
+        origins);
+  }
+
+  private static Route route(String id, String prefix, String origin) {
+    return new Route(id, null, prefix, origin, Duration.ofSeconds(8));
+  }
+
+  private HttpResponse<String> get(ProxyServer p, String path, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
+            .timeout(Duration.ofSeconds(20));
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Sends raw bytes, returns everything the proxy answers until it closes or 10 s of silence. */
+  private static String raw(int port, String request) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
+      InputStream in = s.getInputStream();
+      byte[] buf = new byte[8192];
+      try {
+        int n;
+        while ((n = in.read(buf)) > 0) {
+          got.write(buf, 0, n);
+        }
+      } catch (java.net.SocketTimeoutException | java.net.SocketException done) {
+        // nothing more is coming
+      }
+      return got.toString(StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  @Test
+  void forwardsWithForwardingHeadersAndWithoutHopByHopOnes() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/api/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    String r =
+        raw(
+            p.port(),
+            "GET /api/items?x=1 HTTP/1.1\r\nHost: shop\r\nX-Client: kept\r\nConnection: X-Drop, close\r\n"
+                + "X-Drop: dropped\r\nKeep-Alive: 5\r\nProxy-Authorization: secret\r\n\r\n");
+    assertThat(r).startsWith("HTTP/1.1 200");
+    assertThat(r).endsWith("hello from origin /api/items?x=1");
+    assertThat(r.toLowerCase(java.util.Locale.ROOT))
+        .contains("via: 1.1 edge-test", "x-origin: test")
+        .doesNotContain("x-hop");
+    var seen = o.seenHeaders.get(0);
+    assertThat(seen.get("X-client")).containsExactly("kept");
+    assertThat(seen).doesNotContainKeys("X-drop", "Keep-alive", "Proxy-authorization");
+    assertThat(seen.get("Via")).containsExactly("1.1 edge-test");
+    assertThat(seen.get("X-forwarded-for")).containsExactly("127.0.0.1");
+    assertThat(seen.get("X-forwarded-proto")).containsExactly("http");
+    long deadline = Long.parseLong(seen.get("Parapet-deadline").get(0));
+    assertThat(deadline).isBetween(1L, 7_950L); // 8 s route timeout minus the 50 ms reserve
+  }
+
+  @Test
+  void keepAliveServesManyRequestsOnOneConnection() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("all", "/", "o")),
+            List.of(originSettings("o", o.address(), Duration.ofSeconds(3))));
+    String twoRequests =
+        "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    String answer = raw(p.port(), twoRequests);
+    assertThat(answer).contains("hello from origin /a").contains("hello from origin /b");
+    assertThat(answer.split("HTTP/1.1 200", -1)).hasSize(3);
+  }
+
+  @Test
+  void noRouteIs404WithProxyStatusNeverAnOpenProxy() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/api/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    HttpResponse<String> r = get(p, "/elsewhere");
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(r.headers().firstValue("Proxy-Status"))
+        .contains(
+            "edge-test; error=destination_not_found; details=\"no route for this host and path\"");
+    assertThat(r.headers().firstValue("Content-Type")).contains("application/problem+json");
+    JsonNode body = JSON.readTree(r.body());
+    assertThat(body.get("status").asInt()).isEqualTo(404);
+    assertThat(body.get("reason").asText()).isEqualTo("destination_not_found");
+    // absolute-form naming another host is routed by our table, never fetched from that host
+    String answer =
+        raw(
+            p.port(),
+            "GET http://example.org/x HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n");
+    assertThat(answer).startsWith("HTTP/1.1 404");
+    assertThat(o.calls.get()).isZero();
+  }
+
+  @Test
+  void breakerOpensOn5xxAndFailsFastWithRetryAfterWhileAHealthyRouteFlows() throws Exception {
+    TestOrigin sick = origin();
+    TestOrigin healthy = origin();
+    sick.status.set(503);
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/api/", "api"), route("static", "/static/", "static")),
+            List.of(
+                originSettings("api", sick.address(), Duration.ofSeconds(3)),
+                originSettings("static", healthy.address(), Duration.ofSeconds(3))));
+    for (int i = 0; i < 10; i++) {
+      assertThat(get(p, "/api/x").statusCode()).isEqualTo(503);
+    }
+    CircuitBreaker b = p.breakers().find(BreakerKey.of(Scope.ROUTE, "api"));
+    assertThat(b).isNotNull();
+    assertThat(b.state())
+        .as("%s %s", b.snapshot(System.nanoTime()), b.policy())
+        .isEqualTo(State.OPEN);
+    int originCalls = sick.calls.get();
+    assertThat(originCalls).isEqualTo(10);
+    for (int i = 0; i < 20; i++) {
+      HttpResponse<String> r = get(p, "/api/x");
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(r.headers().firstValue("Proxy-Status"))
+          .contains("edge-test; error=destination_unavailable; details=\"breaker open\"");
+      long retryAfter = Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow());
+      assertThat(retryAfter).isBetween(1L, 30L);
+      assertThat(JSON.readTree(r.body()).get("scope").asText()).isEqualTo("route:api");
+      assertThat(get(p, "/static/y").statusCode()).isEqualTo(200);
+    }
+    assertThat(sick.calls.get()).isEqualTo(originCalls); // no calls while open
+    assertThat(healthy.calls.get()).isEqualTo(20);
+  }
+
+  @Test
+  void refusedConnectionsTripTheBreakerFast() throws Exception {
+    int closedPort;
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    }
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(
+                originSettings(
+                    "api", new InetSocketAddress("127.0.0.1", closedPort), Duration.ofSeconds(3))));
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> r = get(p, "/x");
+      assertThat(r.statusCode()).isEqualTo(502);
+      assertThat(r.headers().firstValue("Proxy-Status"))
+          .hasValueSatisfying(v -> assertThat(v).contains("error=connection_refused"));
+    }
+    HttpResponse<String> r = get(p, "/x");
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.headers().firstValue("Proxy-Status"))
+        .hasValueSatisfying(v -> assertThat(v).contains("breaker open"));
+  }
+
+  @Test
+  void aSlowOriginGets504WhenTheAttemptTimesOut() throws Exception {
+    TestOrigin o = origin();
+    o.delayMillis.set(3_000);
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofMillis(200))));
+    HttpResponse<String> r = get(p, "/slow");
+    assertThat(r.statusCode()).isEqualTo(504);
+    assertThat(r.headers().firstValue("Proxy-Status"))
+        .hasValueSatisfying(v -> assertThat(v).contains("error=http_response_timeout"));
+  }
+
+  @Test
+  void aDeadlineBelowMinUsefulNeverTouchesTheOrigin() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    HttpResponse<String> r = get(p, "/x", "Parapet-Deadline", "60"); // 60 - 50 reserve < 20 ms
+    assertThat(r.statusCode()).isEqualTo(504);
+    assertThat(r.headers().firstValue("Proxy-Status"))
+        .hasValueSatisfying(
+            v -> assertThat(v).contains("error=http_response_timeout", "below min_useful"));
+    assertThat(o.calls.get()).isZero();
+    // a usable incoming deadline shrinks by the reserve on its way on
+    assertThat(get(p, "/x", "Parapet-Deadline", "1000").statusCode()).isEqualTo(200);
+    long forwarded = Long.parseLong(o.seenHeaders.get(0).get("Parapet-deadline").get(0));
+    assertThat(forwarded).isBetween(0L, 950L);
+    // a malformed one is ignored: the route timeout applies
+    assertThat(get(p, "/x", "Parapet-Deadline", "-5").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void smugglingAndOversizedHeadsAreRefusedAndNothingIsForwarded() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    String bigHeader = "X-Big: " + "a".repeat(40 * 1024) + "\r\n";
+    StringBuilder manyFields = new StringBuilder();
+    for (int i = 0; i < 120; i++) {
+      manyFields.append("X-F").append(i).append(": v\r\n");
+    }
+    List<String> hostile =
+        List.of(
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nhello",
+            "GET / HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\n" + bigHeader + "\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\n" + manyFields + "\r\n",
+            "GET /" + "a".repeat(9_000) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET / HTTP/1.1\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+            "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n");
+    for (String request : hostile) {
+      String answer = raw(p.port(), request);
+      assertThat(answer)
+          .as(request.substring(0, Math.min(60, request.length())))
+          .startsWith("HTTP/1.1 400");
+      assertThat(answer).contains("Proxy-Status: edge-test; error=http_request_error");
+    }
+    assertThat(o.calls.get()).isZero();
+  }
+
+  @Test
+  void bodiesOverTheLimitGet413() throws Exception {
+    TestOrigin o = origin();
+    ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
+    ProxySettings small =
+        new ProxySettings(
+            d.name(),
+            d.listen(),
+            d.reserve(),
+            d.minUseful(),
+            d.headerTimeout(),
+            d.idleTimeout(),
+            1_000,
+            d.maxHeaderBytes(),
+            d.maxHeaderFields(),
+            d.maxRequestLine(),
+            1,
+            5);
+    ProxyServer p =
+        proxy(
+            small,
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    String declared = raw(p.port(), "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n");
+    assertThat(declared).startsWith("HTTP/1.1 413");
+    String chunked =
+        raw(
+            p.port(),
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n"
+                + "b".repeat(2048)
+                + "\r\n0\r\n\r\n");
+    assertThat(chunked).startsWith("HTTP/1.1 413");
+  }
+
+  @Test
+  void requestBodiesStreamThrough() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(5))));
+    byte[] body = new byte[1 << 20];
+    new java.util.Random(1).nextBytes(body);
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + "/upload"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(o.seenBodies.get(0)).isEqualTo(body);
+  }
+
+  @Test
+  void slowClientsGet408() throws Exception {
+    TestOrigin o = origin();
+    ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
+    ProxySettings quick =
+        new ProxySettings(
+            d.name(),
+            d.listen(),
+            d.reserve(),
+            d.minUseful(),
+            Duration.ofMillis(300),
+            d.idleTimeout(),
+            d.maxBodyBytes(),
+            d.maxHeaderBytes(),
+            d.maxHeaderFields(),
+            d.maxRequestLine(),
+            1,
+            5);
+    ProxyServer p =
+        proxy(
+            quick,
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    String answer = raw(p.port(), "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    assertThat(answer).startsWith("HTTP/1.1 408");
+    assertThat(o.calls.get()).isZero();
+  }
+
+  @Test
+  void garbageFromTheOriginIs502AndCountsAgainstIt() throws Exception {
+    try (ServerSocket garbage =
+        new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      Thread t =
+          new Thread(() -> {
+            while (!garbage.isClosed()) {
+              try (Socket s = garbage.accept()) {
+                s.getInputStream().read(new byte[4096]);
+                s.getOutputStream()
+                    .write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+              } catch (IOException e) {
+                return;
+              }
+            }
+          });
+      t.setDaemon(true);
+      t.start();
+      ProxyServer p =
+          proxy(
+              List.of(route("api", "/", "api")),
+              List.of(
+                  originSettings(
+                      "api",
+                      new InetSocketAddress("127.0.0.1", garbage.getLocalPort()),
+                      Duration.ofSeconds(3))));
+      HttpResponse<String> r = get(p, "/x");
+      assertThat(r.statusCode()).isEqualTo(502);
+      assertThat(r.headers().firstValue("Proxy-Status"))
+          .hasValueSatisfying(v -> assertThat(v).contains("error=http_protocol_error"));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .untilAsserted(() ->
+              assertThat(
+                      p.breakers()
+                          .find(BreakerKey.of(Scope.ROUTE, "api"))
+                          .snapshot(System.nanoTime())
+                          .failureRate())
+                  .isEqualTo(1.0));
+    }
+  }
+
+  @Test
+  void aLoopIsDetectedThroughVia() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    HttpResponse<String> r = get(p, "/x", "Via", "1.1 shield-1, 1.1 edge-test");
+    assertThat(r.statusCode()).isEqualTo(508);
+    assertThat(o.calls.get()).isZero();
+  }
+}
