@@ -1,0 +1,159 @@
+package dev.parapet.core.balance;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Consistent hashing on a ring of virtual nodes, ketama-style (Karger et al., "Consistent Hashing
+ * and Random Trees", 1997; libketama; Envoy's {@code RING_HASH}). Each host owns a number of points
+ * on a 64-bit ring proportional to its weight, at {@code hash(address, i)}; a key goes to the owner
+ * of the first point at or after {@code hash(key)}, wrapping around. When one of N hosts leaves,
+ * only the keys on its points move (about 1/N of them), each to the next point's owner.
+ *
+ * <p>The ring is built from addresses only, never from health: an ejected host's keys walk forward
+ * to the next available point and come back when it returns, so ejection, like removal, moves only
+ * that host's keys. A host in slow start accepts a key only if a per-(key, host) hash falls below
+ * its slow-start factor, otherwise the key walks on; the share ramps up while the mapping stays a
+ * pure function of the key.
+ */
+public final class RingHashBalancer implements LoadBalancer {
+  /** Envoy's default {@code minimum_ring_size}. */
+  public static final int DEFAULT_MIN_RING_SIZE = 1024;
+
+  /** Points per host for equal weights when that exceeds the minimum ring size (ketama's 160). */
+  static final int POINTS_PER_HOST = 160;
+
+  static final int MAX_RING_SIZE = 1 << 20;
+
+  private final SlowStart slowStart;
+  private final int minRingSize;
+  private volatile Ring ring;
+
+  public RingHashBalancer(HostSet hosts, SlowStart slowStart) {
+    this(hosts, slowStart, DEFAULT_MIN_RING_SIZE);
+  }
+
+  public RingHashBalancer(HostSet hosts, SlowStart slowStart, int minRingSize) {
+    if (minRingSize < 1 || minRingSize > MAX_RING_SIZE) {
+      throw new IllegalArgumentException(
+          "minRingSize : " + minRingSize + " (expected: in [1, " + MAX_RING_SIZE + "])");
+    }
+    this.slowStart = slowStart;
+    this.minRingSize = minRingSize;
+    this.ring = Ring.build(hosts, minRingSize);
+  }
+
+  /** A hash of {@code bytes} (for example the UTF-8 of a URL path) to pass as a pick key. */
+  public static long hashKey(byte[] bytes) {
+    return Hashing.hash64(bytes);
+  }
+
+  @Override
+  public @Nullable Host pick(long nowNanos, long key) {
+    return ring.lookup(Hashing.mix64(key), nowNanos, slowStart);
+  }
+
+  @Override
+  public void update(HostSet hosts) {
+    ring = Ring.build(hosts, minRingSize);
+  }
+
+  @Override
+  public HostSet hosts() {
+    return ring.hosts;
+  }
+
+  /** Number of points on the current ring (for tests and the admin API). */
+  int ringSize() {
+    return ring.points.length;
+  }
+
+  private static final class Ring {
+    final HostSet hosts;
+    final long[] points;
+    final int[] owners;
+    final long[] salts;
+
+    private Ring(HostSet hosts, long[] points, int[] owners, long[] salts) {
+      this.hosts = hosts;
+      this.points = points;
+      this.owners = owners;
+      this.salts = salts;
+    }
+
+    static Ring build(HostSet hosts, int minRingSize) {
+      int n = hosts.size();
+      long totalWeight = hosts.totalWeight();
+      long target = Math.min(MAX_RING_SIZE, Math.max(minRingSize, (long) POINTS_PER_HOST * n));
+      long[] salts = new long[n];
+      int[] counts = new int[n];
+      int size = 0;
+      for (int i = 0; i < n; i++) {
+        Host h = hosts.get(i);
+        salts[i] = Hashing.hash64(h.address().getBytes(StandardCharsets.UTF_8));
+        counts[i] = (int) Math.max(1L, Math.round((double) target * h.weight() / totalWeight));
+        size += counts[i];
+      }
+      long[] packedHash = new long[size];
+      int[] packedOwner = new int[size];
+      int p = 0;
+      for (int i = 0; i < n; i++) {
+        byte[] address = hosts.get(i).address().getBytes(StandardCharsets.UTF_8);
+        for (int v = 0; v < counts[i]; v++) {
+          packedHash[p] = Hashing.hash64(address, v);
+          packedOwner[p] = i;
+          p++;
+        }
+      }
+      Integer[] order = new Integer[size];
+      for (int k = 0; k < size; k++) {
+        order[k] = k;
+      }
+      // Ties (vanishingly rare) are broken by address hash so the order never depends on list
+      // order.
+      Arrays.sort(
+          order,
+          (x, y) -> {
+            int c = Long.compare(packedHash[x], packedHash[y]);
+            return c != 0 ? c : Long.compare(salts[packedOwner[x]], salts[packedOwner[y]]);
+          });
+      long[] points = new long[size];
+      int[] owners = new int[size];
+      for (int k = 0; k < size; k++) {
+        points[k] = packedHash[order[k]];
+        owners[k] = packedOwner[order[k]];
+      }
+      return new Ring(hosts, points, owners, salts);
+    }
+
+    @Nullable Host lookup(long hash, long nowNanos, SlowStart slowStart) {
+      int size = points.length;
+      if (size == 0) {
+        return null;
+      }
+      int start = Arrays.binarySearch(points, hash);
+      if (start < 0) {
+        start = -start - 1;
+      }
+      HostHealth health = hosts.health();
+      int fallback = -1;
+      for (int k = 0; k < size; k++) {
+        int p = start + k < size ? start + k : start + k - size;
+        int owner = owners[p];
+        if (health.isEjected(owner)) {
+          continue;
+        }
+        double factor = slowStart.factor(health, owner, nowNanos);
+        if (factor >= 1.0 || Hashing.unit(Hashing.mix64(hash ^ salts[owner])) < factor) {
+          return hosts.get(owner);
+        }
+        if (fallback < 0) {
+          fallback = owner;
+        }
+      }
+      // Every available host is in slow start and declined: the first available one takes the key.
+      return fallback < 0 ? null : hosts.get(fallback);
+    }
+  }
+}
