@@ -11,6 +11,12 @@ import org.jspecify.annotations.Nullable;
  * of the first point at or after {@code hash(key)}, wrapping around. When one of N hosts leaves,
  * only the keys on its points move (about 1/N of them), each to the next point's owner.
  *
+ * <p>A host's points depend only on its address and weight ({@code pointsPerWeight × weight}
+ * points, ketama's 160 per unit by default), never on the other hosts, so adding or removing a host
+ * leaves every other point where it was. Only when the ring would exceed {@value #MAX_RING_SIZE}
+ * points are all counts scaled down, and then remapping is no longer minimal. (Envoy sizes the ring
+ * from the total weight instead, which moves some points of every host on each change.)
+ *
  * <p>The ring is built from addresses only, never from health: an ejected host's keys walk forward
  * to the next available point and come back when it returns, so ejection, like removal, moves only
  * that host's keys. A host in slow start accepts a key only if a per-(key, host) hash falls below
@@ -18,30 +24,28 @@ import org.jspecify.annotations.Nullable;
  * pure function of the key.
  */
 public final class RingHashBalancer implements LoadBalancer {
-  /** Envoy's default {@code minimum_ring_size}. */
-  public static final int DEFAULT_MIN_RING_SIZE = 1024;
-
-  /** Points per host for equal weights when that exceeds the minimum ring size (ketama's 160). */
-  static final int POINTS_PER_HOST = 160;
+  /** Points per unit of weight: ketama's 160 per server. */
+  public static final int DEFAULT_POINTS_PER_WEIGHT = 160;
 
   static final int MAX_RING_SIZE = 1 << 20;
 
   private final SlowStart slowStart;
-  private final int minRingSize;
+  private final int pointsPerWeight;
   private volatile Ring ring;
 
   public RingHashBalancer(HostSet hosts, SlowStart slowStart) {
-    this(hosts, slowStart, DEFAULT_MIN_RING_SIZE);
+    this(hosts, slowStart, DEFAULT_POINTS_PER_WEIGHT);
   }
 
-  public RingHashBalancer(HostSet hosts, SlowStart slowStart, int minRingSize) {
-    if (minRingSize < 1 || minRingSize > MAX_RING_SIZE) {
+  /** A ring with {@code pointsPerWeight} points per unit of host weight, in {@code [1, 10000]}. */
+  public RingHashBalancer(HostSet hosts, SlowStart slowStart, int pointsPerWeight) {
+    if (pointsPerWeight < 1 || pointsPerWeight > 10_000) {
       throw new IllegalArgumentException(
-          "minRingSize : " + minRingSize + " (expected: in [1, " + MAX_RING_SIZE + "])");
+          "pointsPerWeight : " + pointsPerWeight + " (expected: in [1, 10000])");
     }
     this.slowStart = slowStart;
-    this.minRingSize = minRingSize;
-    this.ring = Ring.build(hosts, minRingSize);
+    this.pointsPerWeight = pointsPerWeight;
+    this.ring = Ring.build(hosts, pointsPerWeight);
   }
 
   /** A hash of {@code bytes} (for example the UTF-8 of a URL path) to pass as a pick key. */
@@ -56,7 +60,7 @@ public final class RingHashBalancer implements LoadBalancer {
 
   @Override
   public void update(HostSet hosts) {
-    ring = Ring.build(hosts, minRingSize);
+    ring = Ring.build(hosts, pointsPerWeight);
   }
 
   @Override
@@ -82,17 +86,17 @@ public final class RingHashBalancer implements LoadBalancer {
       this.salts = salts;
     }
 
-    static Ring build(HostSet hosts, int minRingSize) {
+    static Ring build(HostSet hosts, int pointsPerWeight) {
       int n = hosts.size();
-      long totalWeight = hosts.totalWeight();
-      long target = Math.min(MAX_RING_SIZE, Math.max(minRingSize, (long) POINTS_PER_HOST * n));
+      long wanted = hosts.totalWeight() * pointsPerWeight;
+      double scale = wanted > MAX_RING_SIZE ? (double) MAX_RING_SIZE / wanted : 1.0;
       long[] salts = new long[n];
       int[] counts = new int[n];
       int size = 0;
       for (int i = 0; i < n; i++) {
         Host h = hosts.get(i);
         salts[i] = Hashing.hash64(h.address().getBytes(StandardCharsets.UTF_8));
-        counts[i] = (int) Math.max(1L, Math.round((double) target * h.weight() / totalWeight));
+        counts[i] = (int) Math.max(1L, Math.round(scale * pointsPerWeight * h.weight()));
         size += counts[i];
       }
       long[] packedHash = new long[size];
