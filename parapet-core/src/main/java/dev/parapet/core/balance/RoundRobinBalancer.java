@@ -50,7 +50,7 @@ public final class RoundRobinBalancer implements LoadBalancer {
     }
     int[] schedule = s.schedule;
     if (schedule != null && (!s.slowStarting || nowNanos - s.slowStartEndsNanos >= 0)) {
-      int index = schedule[(int) Math.floorMod(s.cursor.getAndIncrement(), schedule.length)];
+      int index = schedule[Math.floorMod(s.cursor.getAndIncrement(), schedule.length)];
       if (!health.isEjected(index)) {
         return s.hosts.get(index);
       }

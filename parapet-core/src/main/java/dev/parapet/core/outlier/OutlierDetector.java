@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * in the pool's host list; a new host list gets a new detector.
  */
 public final class OutlierDetector implements HostHealth {
-  private static final int AVAILABLE = 0;
+  // Host states; 0 (the initial value) is "available, never ejected".
   private static final int EJECTED = 1;
   private static final int RETURNED = 2;
   private static final long ONE_REQUEST = 1L << 32;
@@ -52,6 +52,7 @@ public final class OutlierDetector implements HostHealth {
   // Written under lock, read lock-free by balancers.
   private final AtomicIntegerArray state;
   private final AtomicLongArray returnedAt;
+  // Only written under lock; volatile so balancers see changes without taking it.
   private volatile long generation;
 
   // Guarded by lock.
@@ -189,6 +190,7 @@ public final class OutlierDetector implements HostHealth {
 
   // ---- state changes, under lock ----
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // single writer: under lock
   private void tryEject(int host, EjectionReason reason, long nowNanos) {
     if (ejectedHosts + 1 > maxEjectedHosts) {
       emit(OutlierEvent.Kind.EJECTION_SKIPPED, host, reason, 0L, nowNanos);
@@ -207,6 +209,7 @@ public final class OutlierDetector implements HostHealth {
     emit(OutlierEvent.Kind.EJECTED, host, reason, duration, nowNanos);
   }
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // single writer: under lock
   private void returnHost(int host, long nowNanos) {
     ejectedHosts--;
     returnedAt.set(host, nowNanos);

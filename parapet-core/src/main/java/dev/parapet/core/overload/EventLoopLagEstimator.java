@@ -37,6 +37,7 @@ public final class EventLoopLagEstimator {
    * Records one run of the probe task: due at {@code scheduledAtNanos}, ran at {@code ranAtNanos}
    * (monotonic nanos; a task that ran early counts as zero lag). Returns this sample's lag.
    */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer: the loop's own thread
   public long record(long scheduledAtNanos, long ranAtNanos) {
     long lag = Math.max(0L, ranAtNanos - scheduledAtNanos);
     if (seeded) {

@@ -9,6 +9,8 @@ import java.util.Arrays;
  * each {@link OverloadLevel} starts (unset levels never trigger from that resource), plus the
  * hysteresis that keeps actions from flapping. Immutable; {@code with...} returns a copy.
  */
+// Ordinals index small fixed arrays: an EnumMap would box every threshold and reading.
+@SuppressWarnings("EnumOrdinal")
 public final class OverloadConfig {
   /** Default relative release band: an action ends only below 95 % of its threshold. */
   public static final double DEFAULT_HYSTERESIS = 0.05;

@@ -21,6 +21,8 @@ package dev.parapet.core.overload;
  * ignored. Readings come from one sampling thread or several (calls are serialized); {@link
  * #level()} is a volatile read for event loops.
  */
+// Ordinals index small fixed arrays: an EnumMap would box every reading.
+@SuppressWarnings("EnumOrdinal")
 public final class OverloadPolicy {
   private static final OverloadLevel[] LEVELS = OverloadLevel.values();
   private static final OverloadResource[] RESOURCES = OverloadResource.values();
