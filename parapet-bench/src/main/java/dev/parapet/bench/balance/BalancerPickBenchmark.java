@@ -29,8 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One {@code pick} over 100 hosts (weights 1..4) for each balancer, with no host ejected and with
- * 10 of them ejected. Target: <= 50 ns and 0 B/op ({@code -prof gc}). Keys vary per call so the
- * hashing balancers do a real lookup.
+ * 10 of them ejected, and with one host in slow start or none. Target: <= 50 ns and 0 B/op ({@code
+ * -prof gc}). Keys vary per call so the hashing balancers do a real lookup.
  *
  * <pre>
  * java -jar parapet-bench/target/benchmarks.jar 'dev.parapet.bench.balance.BalancerPickBenchmark' -prof gc
@@ -49,6 +49,10 @@ public class BalancerPickBenchmark {
 
   @Param({"0", "10"})
   public int ejected;
+
+  /** Whether one host is in its slow-start window (round robin then runs nginx's O(n) loop). */
+  @Param({"false", "true"})
+  public boolean slowStarting;
 
   private LoadBalancer lb;
   private long key;
@@ -72,7 +76,7 @@ public class BalancerPickBenchmark {
 
           @Override
           public boolean hasReturned(int host) {
-            return false;
+            return slowStarting && host == 99;
           }
 
           @Override

@@ -15,12 +15,18 @@ import org.jspecify.annotations.Nullable;
  * <p>Because that loop touches every host (O(n) under a lock), the common case is served from a
  * precomputed schedule instead: whenever the health {@link HostHealth#generation() generation}
  * changes, one full cycle of the algorithm is run over the available hosts (weights divided by
- * their gcd) and stored; a pick is then one atomic increment and an array read. The locked O(n)
- * loop runs only while some host is in slow start (weights change with time) or when a cycle would
- * exceed {@value #MAX_SCHEDULE} entries.
+ * their gcd) and stored; a pick is then one atomic increment and an array read.
+ *
+ * <p>While a host is in slow start its weight changes with time. The schedule then uses weights in
+ * steps of 1/{@value #SLOW_START_STEPS} of a host's weight (each host's slow-start factor rounded
+ * to the nearest step) and is rebuilt every 1/{@value #SLOW_START_STEPS} of the slow-start window,
+ * so the ramp is followed to within a step. The locked O(n) loop, with exact slow-start weights,
+ * runs only when a cycle would exceed {@value #MAX_SCHEDULE} entries, and for the one pick that
+ * finds a host ejected after the schedule was built.
  */
 public final class RoundRobinBalancer implements LoadBalancer {
   static final int MAX_SCHEDULE = 1 << 14;
+  static final int SLOW_START_STEPS = 20;
 
   private final SlowStart slowStart;
   private static final VarHandle STATE;
@@ -45,11 +51,13 @@ public final class RoundRobinBalancer implements LoadBalancer {
   public @Nullable Host pick(long nowNanos, long key) {
     State s = state;
     HostHealth health = s.hosts.health();
-    if (!s.built || s.generation != health.generation()) {
+    if (!s.built
+        || s.generation != health.generation()
+        || (s.slowStarting && nowNanos - s.rebuildAtNanos >= 0)) {
       s = rebuild(s, nowNanos);
     }
     int[] schedule = s.schedule;
-    if (schedule != null && (!s.slowStarting || nowNanos - s.slowStartEndsNanos >= 0)) {
+    if (schedule != null) {
       int index = schedule[Math.floorMod(s.cursor.getAndIncrement(), schedule.length)];
       if (!health.isEjected(index)) {
         return s.hosts.get(index);
@@ -103,7 +111,7 @@ public final class RoundRobinBalancer implements LoadBalancer {
     final int @Nullable [] schedule;
     final AtomicLong cursor = new AtomicLong();
     final boolean slowStarting;
-    final long slowStartEndsNanos;
+    final long rebuildAtNanos;
     // Slow-path state of nginx's algorithm, guarded by this.
     private final long[] current;
 
@@ -113,13 +121,13 @@ public final class RoundRobinBalancer implements LoadBalancer {
         long generation,
         int @Nullable [] schedule,
         boolean slowStarting,
-        long slowStartEndsNanos) {
+        long rebuildAtNanos) {
       this.hosts = hosts;
       this.built = built;
       this.generation = generation;
       this.schedule = schedule;
       this.slowStarting = slowStarting;
-      this.slowStartEndsNanos = slowStartEndsNanos;
+      this.rebuildAtNanos = rebuildAtNanos;
       this.current = new long[hosts.size()];
     }
 
@@ -133,7 +141,12 @@ public final class RoundRobinBalancer implements LoadBalancer {
       int n = hosts.size();
       int[] weights = new int[n];
       boolean slowStarting = false;
-      long endsNanos = nowNanos;
+      for (int i = 0; i < n; i++) {
+        if (!health.isEjected(i) && slowStart.factor(health, i, nowNanos) < 1.0) {
+          slowStarting = true;
+          break;
+        }
+      }
       int gcd = 0;
       long sum = 0;
       for (int i = 0; i < n; i++) {
@@ -141,17 +154,13 @@ public final class RoundRobinBalancer implements LoadBalancer {
           continue;
         }
         weights[i] = hosts.get(i).weight();
-        gcd = gcd(gcd, weights[i]);
-        if (slowStart.windowNanos() > 0 && health.hasReturned(i)) {
-          long ends = health.returnedAtNanos(i) + slowStart.windowNanos();
-          if (ends - nowNanos > 0) {
-            slowStarting = true;
-            if (ends - endsNanos > 0) {
-              endsNanos = ends;
-            }
-          }
+        if (slowStarting) {
+          long steps = Math.round(slowStart.factor(health, i, nowNanos) * SLOW_START_STEPS);
+          weights[i] *= (int) Math.max(1L, steps);
         }
+        gcd = gcd(gcd, weights[i]);
       }
+      long rebuildAt = nowNanos + Math.max(1L, slowStart.windowNanos() / SLOW_START_STEPS);
       if (gcd > 0) {
         for (int i = 0; i < n; i++) {
           weights[i] /= gcd;
@@ -159,7 +168,7 @@ public final class RoundRobinBalancer implements LoadBalancer {
         }
       }
       int[] schedule = sum == 0 || sum > MAX_SCHEDULE ? null : cycleOf(weights, (int) sum);
-      return new State(hosts, true, generation, schedule, slowStarting, endsNanos);
+      return new State(hosts, true, generation, schedule, slowStarting, rebuildAt);
     }
 
     /** nginx's loop over weights scaled by slow start; O(n) under this state's lock. */
