@@ -1,5 +1,6 @@
 package dev.parapet.core.balance;
 
+import dev.parapet.core.time.RandomSource;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,4 +24,24 @@ public interface LoadBalancer {
 
   /** The current snapshot. */
   HostSet hosts();
+
+  /**
+   * The balancer named in configuration ({@code origins.<name>.balancer}): {@code round_robin},
+   * {@code least_request}, {@code ring_hash} or {@code ip_hash}. {@code random} is used by least
+   * request only.
+   */
+  static LoadBalancer of(
+      String algorithm, HostSet hosts, SlowStart slowStart, RandomSource random) {
+    return switch (algorithm) {
+      case "round_robin" -> new RoundRobinBalancer(hosts, slowStart);
+      case "least_request" -> new LeastRequestBalancer(hosts, slowStart, random);
+      case "ring_hash" -> new RingHashBalancer(hosts, slowStart);
+      case "ip_hash" -> new IpHashBalancer(hosts, slowStart);
+      default ->
+          throw new IllegalArgumentException(
+              "balancer : \""
+                  + algorithm
+                  + "\" (expected: one of round_robin, least_request, ring_hash, ip_hash)");
+    };
+  }
 }
