@@ -48,7 +48,44 @@ public interface HostHealth {
 
   /**
    * A number that changes whenever any host is ejected or returns, so balancers can cache
-   * structures built for one health state and rebuild them only when it changes.
+   * structures built for one health state and rebuild them only when it changes. Never decreases.
    */
   long generation();
+
+  /**
+   * Both views over the same host list, for example the outlier detector and active health checks:
+   * a host is ejected when either ejects it, and slow-starts from its latest return in either.
+   */
+  static HostHealth both(HostHealth first, HostHealth second) {
+    return new HostHealth() {
+      @Override
+      public boolean isEjected(int host) {
+        return first.isEjected(host) || second.isEjected(host);
+      }
+
+      @Override
+      public boolean hasReturned(int host) {
+        return first.hasReturned(host) || second.hasReturned(host);
+      }
+
+      @Override
+      public long returnedAtNanos(int host) {
+        if (!first.hasReturned(host)) {
+          return second.returnedAtNanos(host);
+        }
+        if (!second.hasReturned(host)) {
+          return first.returnedAtNanos(host);
+        }
+        long a = first.returnedAtNanos(host);
+        long b = second.returnedAtNanos(host);
+        return b - a > 0 ? b : a;
+      }
+
+      @Override
+      public long generation() {
+        // Both only grow, so the sum changes whenever either does.
+        return first.generation() + second.generation();
+      }
+    };
+  }
 }

@@ -28,7 +28,6 @@ public final class RoundRobinBalancer implements LoadBalancer {
   static final int MAX_SCHEDULE = 1 << 14;
   static final int SLOW_START_STEPS = 20;
 
-  private final SlowStart slowStart;
   private static final VarHandle STATE;
 
   static {
@@ -38,6 +37,8 @@ public final class RoundRobinBalancer implements LoadBalancer {
       throw new ExceptionInInitializerError(e);
     }
   }
+
+  private final SlowStart slowStart;
 
   // Swapped by update() and by rebuilds; a rebuild CASes so it never undoes a concurrent update.
   private volatile State state;
@@ -50,12 +51,12 @@ public final class RoundRobinBalancer implements LoadBalancer {
   @Override
   public @Nullable Host pick(long nowNanos, long key) {
     State s = state;
-    HostHealth health = s.hosts.health();
     if (!s.built
-        || s.generation != health.generation()
+        || s.generation != s.hosts.health().generation()
         || (s.slowStarting && nowNanos - s.rebuildAtNanos >= 0)) {
-      s = rebuild(s, nowNanos);
+      s = rebuild(s, nowNanos); // may return a newer snapshot installed by update()
     }
+    HostHealth health = s.hosts.health();
     int[] schedule = s.schedule;
     if (schedule != null) {
       int index = schedule[Math.floorMod(s.cursor.getAndIncrement(), schedule.length)];
