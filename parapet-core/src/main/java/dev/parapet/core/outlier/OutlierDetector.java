@@ -279,6 +279,19 @@ public final class OutlierDetector implements HostHealth {
     }
   }
 
+  /**
+   * How long the host stays ejected from {@code nowNanos} (0 when it is not ejected or its time is
+   * up and the next {@link #advance} will return it): for the admin API.
+   */
+  public long remainingEjectionNanos(int host, long nowNanos) {
+    synchronized (lock) {
+      if (state.get(host) != EJECTED) {
+        return 0L;
+      }
+      return Math.max(0L, ejectedUntil[host] - nowNanos);
+    }
+  }
+
   /** Listener calls that threw. */
   public long listenerFailures() {
     synchronized (lock) {

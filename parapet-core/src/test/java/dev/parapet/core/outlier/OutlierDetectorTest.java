@@ -117,11 +117,13 @@ class OutlierDetectorTest {
       eject(d, 0, now);
       assertThat(d.isEjected(0)).isTrue();
       assertThat(events.get(events.size() - 1).durationNanos()).isEqualTo(seconds * SECOND);
+      assertThat(d.remainingEjectionNanos(0, now + SECOND)).isEqualTo((seconds - 1) * SECOND);
       d.advance(now + seconds * SECOND - 1);
       assertThat(d.isEjected(0)).as("ejected for %ds", seconds).isTrue();
       now += seconds * SECOND;
       d.advance(now);
       assertThat(d.isEjected(0)).isFalse();
+      assertThat(d.remainingEjectionNanos(0, now)).isZero();
       assertThat(d.hasReturned(0)).isTrue();
       assertThat(d.returnedAtNanos(0)).isEqualTo(now);
       assertThat(events.get(events.size() - 1).kind()).isEqualTo(Kind.RETURNED);
