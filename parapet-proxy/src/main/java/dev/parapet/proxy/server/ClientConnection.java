@@ -4,6 +4,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Decision;
 import dev.parapet.core.breaker.Permit;
 import dev.parapet.core.outcome.Outcome;
+import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginConnection;
@@ -69,6 +70,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   /** The connection closes once the current response is written. */
   private boolean closing;
+
+  /** The current request's route label and start, for metrics. */
+  private String routeLabel = ProxyMetrics.NO_ROUTE;
+
+  private long requestStart;
 
   ClientConnection(ProxyContext px, RequestHeadTimer headTimer) {
     this.px = px;
@@ -139,6 +145,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private void onRequest(ChannelHandlerContext ctx, HttpRequest req) {
     headTimer.headReceived();
     long now = px.ticker.read();
+    requestStart = now;
+    routeLabel = ProxyMetrics.NO_ROUTE;
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     boolean hasBody =
         HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
@@ -196,6 +204,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       local(ProxyError.NO_ROUTE, "no route for this host and path", null, -1, keepAlive, hasBody);
       return;
     }
+    routeLabel = route.id();
     OriginPool pool = px.origins.get(route.origin());
     if (pool == null) {
       local(ProxyError.NO_ROUTE, "route has no origin pool", route.id(), -1, keepAlive, hasBody);
@@ -239,6 +248,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           hasBody);
       return;
     }
+    ex.probe = d == Decision.PROBE;
     exchange = ex;
     ex.start();
   }
@@ -323,6 +333,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     boolean close = closing || !keepAlive || bodyPending;
+    px.metrics.requestLocal(routeLabel, error.ordinal(), px.ticker.read() - requestStart);
     FullHttpResponse r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
     if (close) {
       closing = true;
@@ -391,6 +402,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean headSent;
     boolean originKeepAlive;
     Outcome outcome = Outcome.SUCCESS;
+    boolean probe;
     boolean done;
 
     Exchange(
@@ -581,7 +593,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         boolean last = content instanceof LastHttpContent;
         if (last) {
           // Evidence first: by the time the client sees the end, the breaker has counted it.
-          permit.onOutcome(outcome, px.ticker.read());
+          long now = px.ticker.read();
+          evidence(outcome, now);
+          px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
         }
         ChannelFuture written = client.writeAndFlush(content);
         if (last) {
@@ -665,7 +679,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       cancelTimer();
       long now = px.ticker.read();
       if (evidence != null) {
-        permit.onOutcome(evidence, now);
+        evidence(evidence, now);
       } else {
         permit.release(now);
       }
@@ -679,6 +693,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       exchange = null;
       if (headSent) {
         closing = true;
+        px.metrics.requestForwarded(
+            route.id(), evidence == null ? Outcome.LOCAL_REJECTION : evidence, now - startNanos);
         client.close(); // the client saw a response head: a truncated body is the only honest end
         return;
       }
@@ -707,7 +723,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       done = true;
       cancelTimer();
-      permit.onOutcome(Outcome.CLIENT_CANCELLED, px.ticker.read());
+      long now = px.ticker.read();
+      if (origin != null) {
+        evidence(Outcome.CLIENT_CANCELLED, now);
+      } else {
+        permit.release(now);
+      }
+      px.metrics.requestForwarded(route.id(), Outcome.CLIENT_CANCELLED, now - startNanos);
       releaseBody();
       Channel o = origin;
       if (o != null) {
@@ -716,6 +738,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       pool.finishRequest();
       exchange = null;
+    }
+
+    /** Records what the origin attempt told us: breaker, probe and attempt metrics. */
+    private void evidence(Outcome o, long now) {
+      permit.onOutcome(o, now);
+      px.metrics.attempt(pool.name(), o);
+      if (probe) {
+        px.metrics.probe(breaker, o);
+      }
     }
 
     private void releaseBody() {

@@ -6,6 +6,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
@@ -22,6 +23,7 @@ final class ProxyContext {
   final LocalResponses responses;
   final Ticker ticker;
   final RandomSource random;
+  final ProxyMetrics metrics;
   final AtomicLong requestIds = new AtomicLong();
 
   ProxyContext(
@@ -30,7 +32,8 @@ final class ProxyContext {
       Map<String, OriginPool> origins,
       BreakerRegistry breakers,
       Ticker ticker,
-      RandomSource random) {
+      RandomSource random,
+      ProxyMetrics metrics) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -38,6 +41,7 @@ final class ProxyContext {
     this.responses = new LocalResponses(settings.name());
     this.ticker = ticker;
     this.random = random;
+    this.metrics = metrics;
   }
 
   /** The breaker key for an attempt, by the origin's configured scope. */

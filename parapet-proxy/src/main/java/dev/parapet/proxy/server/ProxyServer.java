@@ -1,11 +1,13 @@
 package dev.parapet.proxy.server;
 
 import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
@@ -32,6 +34,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,6 +52,7 @@ import org.jspecify.annotations.Nullable;
 public final class ProxyServer implements AutoCloseable {
   private final ProxySettings settings;
   private final ProxyContext context;
+  private final ProxyMetrics metrics;
   private final EventLoopGroup group;
   private final Class<? extends ServerChannel> serverChannelType;
   private @Nullable Channel serverChannel;
@@ -87,18 +91,45 @@ public final class ProxyServer implements AutoCloseable {
       }
     }
     Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools);
-    BreakerEventLog log = new BreakerEventLog(settings.name(), ticker);
+    List<String> reasons = new ArrayList<>();
+    for (ProxyError e : ProxyError.values()) {
+      reasons.add(e.name());
+    }
+    this.metrics =
+        new ProxyMetrics(
+            routes.stream().map(Route::id).toList(), List.copyOf(pools.keySet()), reasons);
+    for (OriginPool pool : pools.values()) {
+      metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
+      for (HostPool h : pool.hosts()) {
+        metrics.gauge("parapet.origin.connections", "host", h.id(), h::openConnections);
+        metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
+      }
+    }
+    BreakerListener listeners =
+        new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
     BreakerRegistry registry =
         new BreakerRegistry(
             Math.max(1, policies.size()),
             Duration.ofDays(365),
             key -> {
               BreakerPolicy p = policies.get(key);
-              return new CircuitBreaker(
-                  key, p == null ? BreakerPolicy.defaults() : p, random, log, ticker.read());
+              CircuitBreaker b =
+                  new CircuitBreaker(
+                      key,
+                      p == null ? BreakerPolicy.defaults() : p,
+                      random,
+                      listeners,
+                      ticker.read());
+              metrics.breakerCreated(b);
+              return b;
             });
     this.context =
-        new ProxyContext(settings, new RouteTable(routes), pools, registry, ticker, random);
+        new ProxyContext(
+            settings, new RouteTable(routes), pools, registry, ticker, random, metrics);
+    // Create every configured breaker now, so metrics and the admin API show them from the start.
+    for (BreakerKey key : policies.keySet()) {
+      registry.get(key, ticker.read());
+    }
   }
 
   /** Every breaker key configuration can produce, with its policy. */
@@ -141,7 +172,7 @@ public final class ProxyServer implements AutoCloseable {
                   @Override
                   protected void initChannel(Channel ch) {
                     RequestHeadTimer timer =
-                        new RequestHeadTimer(headerNanos, idleNanos, context.responses);
+                        new RequestHeadTimer(headerNanos, idleNanos, context.responses, metrics);
                     ch.pipeline()
                         .addLast("head-timer", timer)
                         .addLast("codec", new HttpServerCodec(decoder))
@@ -165,6 +196,16 @@ public final class ProxyServer implements AutoCloseable {
   /** The breakers (for the admin API and tests). */
   public BreakerRegistry breakers() {
     return context.breakers;
+  }
+
+  /** The metrics (for the admin API's /metrics). */
+  public ProxyMetrics metrics() {
+    return metrics;
+  }
+
+  /** This listener's settings. */
+  public ProxySettings settings() {
+    return settings;
   }
 
   /** The origin pools by name. */

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.proxy.metrics.ProxyMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,14 +25,20 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
   private final long headerTimeoutNanos;
   private final long idleTimeoutNanos;
   private final LocalResponses responses;
+  private final ProxyMetrics metrics;
   private Phase phase = Phase.IDLE;
   private @Nullable ScheduledFuture<?> timer;
   private @Nullable ChannelHandlerContext ctx;
 
-  RequestHeadTimer(long headerTimeoutNanos, long idleTimeoutNanos, LocalResponses responses) {
+  RequestHeadTimer(
+      long headerTimeoutNanos,
+      long idleTimeoutNanos,
+      LocalResponses responses,
+      ProxyMetrics metrics) {
     this.headerTimeoutNanos = headerTimeoutNanos;
     this.idleTimeoutNanos = idleTimeoutNanos;
     this.responses = responses;
+    this.metrics = metrics;
   }
 
   @Override
@@ -95,6 +102,7 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
       return;
     }
     if (phase == Phase.HEAD) {
+      metrics.localRejection(ProxyError.HEADER_TIMEOUT.ordinal());
       FullHttpResponse r =
           responses.build(
               c.alloc(),

@@ -19,27 +19,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * A plain origin for data-plane tests (the JDK's HTTP server on its own threads, so a delay here
  * never blocks the proxy): answers with a configurable status and delay, and records what it saw.
  */
-final class TestOrigin implements AutoCloseable {
+public final class TestOrigin implements AutoCloseable {
   final HttpServer server;
   final ExecutorService threads = Executors.newCachedThreadPool();
-  final AtomicInteger status = new AtomicInteger(200);
+  public final AtomicInteger status = new AtomicInteger(200);
   final AtomicLong delayMillis = new AtomicLong();
-  final AtomicInteger calls = new AtomicInteger();
+  public final AtomicInteger calls = new AtomicInteger();
   final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
   final List<byte[]> seenBodies = new CopyOnWriteArrayList<>();
 
-  TestOrigin() throws IOException {
+  public TestOrigin() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
     server.setExecutor(threads);
     server.createContext("/", this::handle);
     server.start();
   }
 
-  int port() {
+  public int port() {
     return server.getAddress().getPort();
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return new InetSocketAddress("127.0.0.1", port());
   }
 

@@ -1,0 +1,345 @@
+package dev.parapet.proxy.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerSnapshot;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.Mode;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.server.ProxyServer;
+import dev.parapet.proxy.upstream.HostPool;
+import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The admin API on its own listener (DESIGN.md "Admin API"): health, readiness, Prometheus metrics,
+ * breakers (list; force open, close, reset, shadow, enforce) and origins.
+ *
+ * <p>Security: it listens on loopback by default. Every change (POST) needs {@code Authorization:
+ * Bearer <token>}; off loopback every request needs it, and binding off loopback without a token is
+ * refused at start-up. Tokens are compared in constant time.
+ */
+public final class AdminServer implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String BREAKERS = "/admin/breakers";
+
+  private final InetSocketAddress listen;
+  private final byte @Nullable [] token;
+  private final ProxyServer proxy;
+  private final Ticker ticker;
+  private final boolean loopback;
+  private final AtomicBoolean ready = new AtomicBoolean();
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private @Nullable Channel channel;
+
+  /**
+   * @param token the bearer token, or null (then the listener must be on loopback and every change
+   *     is refused)
+   * @throws IllegalArgumentException when {@code listen} is off loopback and there is no token
+   */
+  public AdminServer(
+      InetSocketAddress listen, @Nullable String token, ProxyServer proxy, Ticker ticker) {
+    this.listen = listen;
+    this.token =
+        token == null || token.isBlank() ? null : token.trim().getBytes(StandardCharsets.UTF_8);
+    this.proxy = proxy;
+    this.ticker = ticker;
+    this.loopback = listen.getAddress() != null && listen.getAddress().isLoopbackAddress();
+    if (!loopback && this.token == null) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw new IllegalArgumentException(
+          "admin.listen : "
+              + listen
+              + " (expected: a loopback address, or admin.token_file set: an admin API off loopback needs a token)");
+    }
+  }
+
+  /** Binds the admin listener. */
+  public AdminServer start() throws InterruptedException {
+    channel =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast(new HttpServerCodec())
+                        .addLast(new HttpObjectAggregator(64 * 1024))
+                        .addLast(new Handler());
+                  }
+                })
+            .bind(listen)
+            .sync()
+            .channel();
+    return this;
+  }
+
+  /** The bound port. */
+  public int port() {
+    Channel c = channel;
+    if (c == null) {
+      throw new IllegalStateException("admin : not started (expected: start() first)");
+    }
+    return ((InetSocketAddress) c.localAddress()).getPort();
+  }
+
+  /** Sets what {@code /readyz} answers (false while starting, draining or overloaded). */
+  public void ready(boolean isReady) {
+    ready.set(isReady);
+  }
+
+  @Override
+  public void close() {
+    Channel c = channel;
+    if (c != null) {
+      c.close().syncUninterruptibly();
+    }
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+      FullHttpResponse r;
+      try {
+        r = handle(req);
+      } catch (RuntimeException e) {
+        r =
+            json(
+                HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                error("internal error: " + e.getClass().getSimpleName()));
+      }
+      boolean keepAlive = HttpUtil.isKeepAlive(req);
+      HttpUtil.setKeepAlive(r, keepAlive);
+      if (keepAlive) {
+        ctx.writeAndFlush(r);
+      } else {
+        ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+
+  FullHttpResponse handle(FullHttpRequest req) {
+    if (req.decoderResult().isFailure()) {
+      return json(HttpResponseStatus.BAD_REQUEST, error("malformed request"));
+    }
+    String path = req.uri();
+    int q = path.indexOf('?');
+    if (q >= 0) {
+      path = path.substring(0, q);
+    }
+    boolean change = !req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD);
+    if ((change || !loopback) && !authorized(req)) {
+      FullHttpResponse r =
+          json(
+              HttpResponseStatus.UNAUTHORIZED,
+              error(
+                  token == null
+                      ? "changes are disabled: admin.token_file is not configured"
+                      : "missing or wrong bearer token"));
+      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"parapet-admin\"");
+      return r;
+    }
+    if (!change) {
+      switch (path) {
+        case "/healthz":
+          return text(HttpResponseStatus.OK, "ok\n", "text/plain; charset=utf-8");
+        case "/readyz":
+          return ready.get()
+              ? text(HttpResponseStatus.OK, "ready\n", "text/plain; charset=utf-8")
+              : text(
+                  HttpResponseStatus.SERVICE_UNAVAILABLE,
+                  "not ready\n",
+                  "text/plain; charset=utf-8");
+        case "/metrics":
+          return text(
+              HttpResponseStatus.OK,
+              proxy.metrics().scrape(),
+              "text/plain; version=0.0.4; charset=utf-8");
+        case BREAKERS:
+          return json(HttpResponseStatus.OK, breakers());
+        case "/admin/origins":
+          return json(HttpResponseStatus.OK, origins());
+        default:
+          return json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path));
+      }
+    }
+    if (req.method().equals(HttpMethod.POST) && path.startsWith(BREAKERS + "/")) {
+      return breakerAction(path.substring(BREAKERS.length() + 1));
+    }
+    return json(
+        HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + req.method() + " " + path));
+  }
+
+  private boolean authorized(FullHttpRequest req) {
+    byte[] expected = token;
+    if (expected == null) {
+      return false;
+    }
+    String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+    if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return false;
+    }
+    byte[] given = h.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    return MessageDigest.isEqual(expected, given);
+  }
+
+  /** {@code scope:name/action}, the key URL-encoded (names may hold '/'). */
+  private FullHttpResponse breakerAction(String rest) {
+    int slash = rest.lastIndexOf('/');
+    if (slash <= 0) {
+      return json(
+          HttpResponseStatus.NOT_FOUND,
+          error("expected /admin/breakers/{key}/{open|close|reset|shadow|enforce}"));
+    }
+    String key = URLDecoder.decode(rest.substring(0, slash), StandardCharsets.UTF_8);
+    String action = rest.substring(slash + 1);
+    CircuitBreaker b = find(key);
+    if (b == null) {
+      return json(HttpResponseStatus.NOT_FOUND, error("no breaker " + key));
+    }
+    long now = ticker.read();
+    switch (action) {
+      case "open" -> b.forceOpen(now);
+      case "close" -> b.close(now);
+      case "reset" -> b.reset(now);
+      case "shadow" -> b.mode(Mode.SHADOW);
+      case "enforce" -> b.mode(Mode.ENFORCE);
+      default -> {
+        return json(
+            HttpResponseStatus.NOT_FOUND,
+            error("action : " + action + " (expected: open, close, reset, shadow or enforce)"));
+      }
+    }
+    org.slf4j.LoggerFactory.getLogger("parapet.admin")
+        .info("breaker {} {} by admin API", key, action);
+    return json(HttpResponseStatus.OK, breakerJson(b.snapshot(now)));
+  }
+
+  private @Nullable CircuitBreaker find(String key) {
+    int colon = key.indexOf(':');
+    if (colon <= 0) {
+      return null;
+    }
+    Scope scope;
+    try {
+      scope = Scope.valueOf(key.substring(0, colon).toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    String name = key.substring(colon + 1);
+    return name.isEmpty() ? null : proxy.breakers().find(BreakerKey.of(scope, name));
+  }
+
+  private ArrayNode breakers() {
+    ArrayNode list = JSON.createArrayNode();
+    long now = ticker.read();
+    for (CircuitBreaker b : proxy.breakers().all()) {
+      list.add(breakerJson(b.snapshot(now)));
+    }
+    return list;
+  }
+
+  private static ObjectNode breakerJson(BreakerSnapshot s) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("key", s.key().toString());
+    n.put("scope", s.key().scope().name().toLowerCase(Locale.ROOT));
+    n.put("state", s.state().name());
+    n.put("mode", s.mode().name().toLowerCase(Locale.ROOT));
+    n.put("calls", s.calls());
+    n.put("failure_rate", s.failureRate());
+    n.put("slow_rate", s.slowRate());
+    n.put("open_remaining_ms", s.openRemainingNanos() / 1_000_000);
+    n.put("backoff_level", s.backoffLevel());
+    n.put("probes_issued", s.probesIssued());
+    n.put("probes_succeeded", s.probesSucceeded());
+    n.put("flapping", s.flapping());
+    n.put("rejected", s.rejected());
+    n.put("shadow_rejected", s.shadowRejected());
+    n.put("transitions", s.transitions());
+    return n;
+  }
+
+  private ArrayNode origins() {
+    ArrayNode list = JSON.createArrayNode();
+    for (OriginPool p : proxy.origins().values()) {
+      ObjectNode o = list.addObject();
+      o.put("name", p.name());
+      o.put("inflight", p.inFlight());
+      ArrayNode hosts = o.putArray("hosts");
+      for (HostPool h : p.hosts()) {
+        ObjectNode hn = hosts.addObject();
+        hn.put("id", h.id());
+        hn.put("address", h.address().getHostString() + ":" + h.address().getPort());
+        hn.put("open_connections", h.openConnections());
+        hn.put("pending", h.pendingRequests());
+      }
+    }
+    return list;
+  }
+
+  private static ObjectNode error(String message) {
+    return JSON.createObjectNode().put("error", message);
+  }
+
+  private static FullHttpResponse json(HttpResponseStatus status, Object body) {
+    try {
+      return text(
+          status,
+          JSON.writerWithDefaultPrettyPrinter().writeValueAsString(body) + "\n",
+          "application/json");
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      return text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "{}\n", "application/json");
+    }
+  }
+
+  private static FullHttpResponse text(HttpResponseStatus status, String body, String type) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
+    r.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, type)
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length)
+        .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+    return r;
+  }
+}

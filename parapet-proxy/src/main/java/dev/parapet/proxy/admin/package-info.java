@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.admin;
+
+import org.jspecify.annotations.NullMarked;

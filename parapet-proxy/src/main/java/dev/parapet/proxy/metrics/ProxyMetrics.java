@@ -1,0 +1,207 @@
+package dev.parapet.proxy.metrics;
+
+import dev.parapet.core.breaker.BreakerListener;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.TransitionEvent;
+import dev.parapet.core.outcome.Outcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The proxy's Prometheus metrics under DESIGN.md's names. Label values come from configuration
+ * (route ids, origin names, breaker keys) or from closed enums — never from request data — so
+ * cardinality is bounded. Counters for every route × ending and origin × result are created up
+ * front, so recording on the request path is a lookup by a configured name plus an increment.
+ *
+ * <p>A request's ending ({@code outcome} label) is either the origin's {@link Outcome} (success,
+ * slow, failure_status, timeout, ...) or the reason the proxy answered itself (breaker_open,
+ * no_route, ...), given at construction as {@code localReasons}.
+ */
+public final class ProxyMetrics implements BreakerListener {
+  /** The route label for requests that matched no route. */
+  public static final String NO_ROUTE = "none";
+
+  private static final int OUTCOMES = Outcome.values().length;
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final List<String> localReasons;
+  private final Map<String, Counter[]> requests = new HashMap<>();
+  private final Map<String, Timer> durations = new HashMap<>();
+  private final Map<String, Counter[]> attempts = new HashMap<>();
+  private final Counter[] localRejections;
+  private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
+  private final Map<String, Counter[]> probes = new ConcurrentHashMap<>();
+
+  /**
+   * @param routes route ids from configuration
+   * @param origins origin names from configuration
+   * @param localReasons the reasons the proxy answers itself, indexed as {@link #requestLocal} and
+   *     {@link #localRejection} expect
+   */
+  public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
+    this.localReasons = List.copyOf(localReasons);
+    List<String> routeLabels = new ArrayList<>(routes);
+    routeLabels.add(NO_ROUTE);
+    for (String route : routeLabels) {
+      Counter[] byEnding = new Counter[OUTCOMES + localReasons.size()];
+      for (int i = 0; i < byEnding.length; i++) {
+        String ending =
+            i < OUTCOMES
+                ? lower(Outcome.values()[i].name())
+                : lower(localReasons.get(i - OUTCOMES));
+        byEnding[i] =
+            Counter.builder("parapet.requests")
+                .description("Requests by route and how they ended")
+                .tag("route", route)
+                .tag("outcome", ending)
+                .register(registry);
+      }
+      requests.put(route, byEnding);
+      durations.put(
+          route,
+          Timer.builder("parapet.request.duration")
+              .description("Time from request head to the end of the response")
+              .tag("route", route)
+              .publishPercentileHistogram()
+              .minimumExpectedValue(Duration.ofMillis(1))
+              .maximumExpectedValue(Duration.ofSeconds(60))
+              .register(registry));
+    }
+    for (String origin : origins) {
+      Counter[] byResult = new Counter[OUTCOMES];
+      for (Outcome o : Outcome.values()) {
+        byResult[o.ordinal()] =
+            Counter.builder("parapet.origin.attempts")
+                .description("Origin attempts by result")
+                .tag("origin", origin)
+                .tag("result", lower(o.name()))
+                .register(registry);
+      }
+      attempts.put(origin, byResult);
+    }
+    localRejections = new Counter[localReasons.size()];
+    for (int i = 0; i < localRejections.length; i++) {
+      localRejections[i] =
+          Counter.builder("parapet.local.rejections")
+              .description("Responses the proxy made itself, by reason")
+              .tag("reason", lower(localReasons.get(i)))
+              .register(registry);
+    }
+  }
+
+  /** A request the origin answered ended with {@code outcome} after {@code durationNanos}. */
+  public void requestForwarded(String route, Outcome outcome, long durationNanos) {
+    count(route, outcome.ordinal(), durationNanos);
+  }
+
+  /** A request the proxy answered itself for local reason number {@code reason}. */
+  public void requestLocal(String route, int reason, long durationNanos) {
+    count(route, OUTCOMES + reason, durationNanos);
+    localRejections[reason].increment();
+  }
+
+  private void count(String route, int ending, long durationNanos) {
+    Counter[] c = requests.get(route);
+    if (c == null) {
+      c = requests.get(NO_ROUTE);
+      route = NO_ROUTE;
+    }
+    if (c != null) {
+      c[ending].increment();
+    }
+    Timer t = durations.get(route);
+    if (t != null) {
+      t.record(durationNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** An origin attempt ended with {@code outcome}. */
+  public void attempt(String origin, Outcome outcome) {
+    Counter[] c = attempts.get(origin);
+    if (c != null) {
+      c[outcome.ordinal()].increment();
+    }
+  }
+
+  /** Reason number {@code reason} without a request (for example a slow client's 408). */
+  public void localRejection(int reason) {
+    localRejections[reason].increment();
+  }
+
+  /** A half-open probe ended with {@code outcome}. */
+  public void probe(CircuitBreaker b, Outcome outcome) {
+    Counter[] c =
+        probes.computeIfAbsent(
+            b.key().toString(),
+            key -> {
+              Counter[] byKind = new Counter[Outcome.Kind.values().length];
+              for (Outcome.Kind k : Outcome.Kind.values()) {
+                byKind[k.ordinal()] =
+                    Counter.builder("parapet.probes")
+                        .description("Half-open probes by result")
+                        .tag("breaker", key)
+                        .tag("result", lower(k.name()))
+                        .register(registry);
+              }
+              return byKind;
+            });
+    c[outcome.kind().ordinal()].increment();
+  }
+
+  /** Registers the state gauge of a breaker (called when the registry creates it). */
+  public void breakerCreated(CircuitBreaker b) {
+    Gauge.builder("parapet.breaker.state", b, x -> x.state().gaugeValue())
+        .description("0 closed, 1 open, 2 half-open, 3 ramping, 4 forced open, 5 disabled")
+        .tag("breaker", b.key().toString())
+        .register(registry);
+  }
+
+  /** Registers a gauge over something configuration names (in-flight requests, connections). */
+  public void gauge(String name, String labelName, String labelValue, Supplier<Number> value) {
+    Gauge.builder(name, value).tag(labelName, labelValue).strongReference(true).register(registry);
+  }
+
+  @Override
+  public void onTransition(TransitionEvent e) {
+    String key = e.key() + "|" + e.from() + "|" + e.to() + "|" + e.reason();
+    transitions
+        .computeIfAbsent(
+            key,
+            k ->
+                Counter.builder("parapet.breaker.transitions")
+                    .description("Breaker state changes")
+                    .tag("breaker", e.key().toString())
+                    .tag("from", lower(e.from().name()))
+                    .tag("to", lower(e.to().name()))
+                    .tag("reason", lower(e.reason().name()))
+                    .register(registry))
+        .increment();
+  }
+
+  /** The local reasons, in index order. */
+  public List<String> localReasons() {
+    return localReasons;
+  }
+
+  /** The Prometheus text exposition. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  private static String lower(String s) {
+    return s.toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.metrics;
+
+import org.jspecify.annotations.NullMarked;
