@@ -14,7 +14,6 @@ final class IpLiteral {
   private static final Pattern IPV4 =
       Pattern.compile(
           "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
-  private static final Pattern DOT = Pattern.compile("\\.");
   private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
 
   private IpLiteral() {}
@@ -26,7 +25,7 @@ final class IpLiteral {
   /** The address bytes (4 or 16), or null when {@code s} is not an IP literal. */
   static byte @Nullable [] parse(String s) {
     if (isIpv4(s)) {
-      String[] parts = DOT.split(s);
+      String[] parts = s.split("\\.", -1);
       byte[] out = new byte[4];
       for (int i = 0; i < 4; i++) {
         out[i] = (byte) Integer.parseInt(parts[i]);

@@ -320,6 +320,17 @@ final class MappingReader {
     return List.of();
   }
 
+  /**
+   * The block at {@code key} of a feature that can be switched: {@code key: on} (or {@code true})
+   * reads as an empty block, i.e. the feature with its defaults.
+   */
+  MappingReader switchedOn(String key, Set<String> keys) {
+    if (node(key) instanceof YamlNode.Scalar s && s.kind() == YamlNode.Scalar.Kind.TRUE) {
+      return of(null, path(key), s.location(), problems, keys);
+    }
+    return mapping(key, keys);
+  }
+
   /** {@code key: off} (or {@code false}): the feature is switched off. */
   boolean isOff(String key) {
     return node(key) instanceof YamlNode.Scalar s

@@ -122,7 +122,6 @@ final class ProxyConfigReader {
   private static final Pattern PERCENTILE = Pattern.compile("p(\\d{1,2}(?:\\.\\d{1,3})?)");
   private static final Pattern RELATIVE =
       Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3})?)\\s*x\\s*p(\\d{1,2}(?:\\.\\d{1,3})?)");
-  private static final Pattern CORE_SEPARATOR = Pattern.compile("; ");
   private static final Pattern CORE_MESSAGE = Pattern.compile("(\\S+) : (.*) \\(expected: (.*)\\)");
   private static final int MAX_COUNT = 1_000_000;
 
@@ -431,12 +430,12 @@ final class ProxyConfigReader {
             l.integer("max_requests", dl.maxRequests(), 1, MAX_COUNT));
     RetryConfig retry = retry(o.mapping("retry", RETRY));
     HedgeConfig hedge =
-        o.has("hedge") && !o.isOff("hedge") ? hedge(o.mapping("hedge", HEDGE)) : HedgeConfig.OFF;
+        o.has("hedge") && !o.isOff("hedge") ? hedge(o.switchedOn("hedge", HEDGE)) : HedgeConfig.OFF;
     BreakerConfig breaker = breaker(o.mapping("breaker", BREAKER), BreakerConfig.DEFAULTS);
     OutlierConfig outlier = outlier(o.mapping("outlier", OUTLIER));
     HealthCheckConfig healthCheck =
         o.has("health_check") && !o.isOff("health_check")
-            ? healthCheck(o.mapping("health_check", HEALTH_CHECK))
+            ? healthCheck(o.switchedOn("health_check", HEALTH_CHECK))
             : HealthCheckConfig.OFF;
     Duration slowStart = o.duration("slow_start", OriginConfig.DEFAULT_SLOW_START);
     String fallback = o.has("fallback") ? o.string("fallback", "") : null;
@@ -700,7 +699,7 @@ final class ProxyConfigReader {
       try {
         result.toBreakerPolicy();
       } catch (IllegalArgumentException e) {
-        for (String part : CORE_SEPARATOR.split(String.valueOf(e.getMessage()))) {
+        for (String part : String.valueOf(e.getMessage()).split("; ", -1)) {
           problems.add(coreProblem(r, part));
         }
       }
@@ -948,7 +947,7 @@ final class ProxyConfigReader {
     if (r.isOff("cache")) {
       cache = RouteConfig.Cache.OFF;
     } else if (r.has("cache")) {
-      MappingReader c = r.mapping("cache", ROUTE_CACHE);
+      MappingReader c = r.switchedOn("cache", ROUTE_CACHE);
       cache =
           new RouteConfig.Cache(
               true, c.duration("default_ttl", RouteConfig.Cache.DEFAULTS.defaultTtl()));

@@ -143,7 +143,7 @@ class BreakerOverrideTest {
   }
 
   @Test
-  void hedgeDelayIsAPercentileOrADuration() throws Exception {
+  void hedgeDelayIsAPercentileOrADurationAndSwitchesTakeOnAndOff() throws Exception {
     ProxyConfig c =
         ConfigDefaultsTest.load(
             """
@@ -151,12 +151,21 @@ class BreakerOverrideTest {
               a: {hosts: [127.0.0.1:1], hedge: {delay: p99}}
               b: {hosts: [127.0.0.1:2], hedge: {delay: 40ms, budget: 5%}}
               c: {hosts: [127.0.0.1:3], hedge: off}
-            routes: [{origin: a}, {origin: b, match: {prefix: /b/}}, {origin: c, match: {prefix: /c/}}]
+              d: {hosts: [127.0.0.1:4], hedge: on, health_check: on}
+            routes:
+              - {origin: a}
+              - {origin: b, match: {prefix: /b/}}
+              - {origin: c, match: {prefix: /c/}, cache: off}
+              - {origin: d, match: {prefix: /d/}, cache: on}
             """);
     assertThat(c.origin("a").hedge().delay()).isEqualTo(new HedgeConfig.Delay.Percentile(0.99));
     assertThat(c.origin("b").hedge().delay())
         .isEqualTo(new HedgeConfig.Delay.Fixed(Duration.ofMillis(40)));
     assertThat(c.origin("b").hedge().budget()).isEqualTo(0.05);
     assertThat(c.origin("c").hedge().enabled()).isFalse();
+    assertThat(c.origin("d").hedge()).isEqualTo(HedgeConfig.DEFAULTS);
+    assertThat(c.origin("d").healthCheck()).isEqualTo(HealthCheckConfig.DEFAULTS);
+    assertThat(c.routes().get(2).cache().enabled()).isFalse();
+    assertThat(c.routes().get(3).cache()).isEqualTo(RouteConfig.Cache.DEFAULTS);
   }
 }
