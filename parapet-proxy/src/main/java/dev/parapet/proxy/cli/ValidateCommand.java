@@ -1,0 +1,102 @@
+package dev.parapet.proxy.cli;
+
+import dev.parapet.proxy.config.ConfigLoader;
+import dev.parapet.proxy.config.ConfigProblem;
+import dev.parapet.proxy.config.InvalidConfigException;
+import dev.parapet.proxy.config.LoadedConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code parapet validate -c FILE}: checks a configuration without starting anything. Exit 0 and
+ * {@code FILE: ok (N routes, M origins)} on standard output plus any warnings on standard error;
+ * exit 1 and every error on standard error, one per line as {@code FILE:LINE:COLUMN: path:
+ * message}; exit 2 when the file cannot be read.
+ */
+@Command(
+    name = "validate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Checks a configuration file and prints every error with its YAML path.",
+      "Exit status: 0 valid (warnings may be printed), 1 invalid, 2 file not readable."
+    })
+public final class ValidateCommand implements Callable<Integer> {
+  /** The configuration is valid. */
+  public static final int VALID = 0;
+
+  /** The configuration has errors. */
+  public static final int INVALID = 1;
+
+  /** The file could not be read. */
+  public static final int UNREADABLE = 2;
+
+  @Option(
+      names = {"-c", "--config"},
+      required = true,
+      paramLabel = "FILE",
+      description = "The YAML configuration file.")
+  @Nullable Path config;
+
+  @CommandLine.Spec CommandLine.Model.@Nullable CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    CommandLine.Model.CommandSpec s = spec;
+    Path file = config;
+    if (s == null || file == null) {
+      throw new IllegalStateException("validate : not initialised by picocli (expected: -c FILE)");
+    }
+    PrintWriter out = s.commandLine().getOut();
+    PrintWriter err = s.commandLine().getErr();
+    try {
+      if (Files.isDirectory(file)) {
+        err.println(file + ": cannot read: is a directory, expected a YAML file");
+        err.flush();
+        return UNREADABLE;
+      }
+      LoadedConfig loaded = ConfigLoader.load(file);
+      int routes = loaded.config().routes().size();
+      int origins = loaded.config().origins().size();
+      out.println(
+          file
+              + ": ok ("
+              + routes
+              + (routes == 1 ? " route, " : " routes, ")
+              + origins
+              + (origins == 1 ? " origin)" : " origins)"));
+      out.flush();
+      for (ConfigProblem w : loaded.warnings()) {
+        err.println(w.format(file.toString()));
+      }
+      err.flush();
+      return VALID;
+    } catch (NoSuchFileException e) {
+      err.println(file + ": cannot read: no such file");
+      err.flush();
+      return UNREADABLE;
+    } catch (IOException e) {
+      err.println(file + ": cannot read: " + e.getMessage());
+      err.flush();
+      return UNREADABLE;
+    } catch (InvalidConfigException e) {
+      for (ConfigProblem p : e.errors()) {
+        err.println(p.format(file.toString()));
+      }
+      for (ConfigProblem w : e.warnings()) {
+        err.println(w.format(file.toString()));
+      }
+      int n = e.errors().size();
+      err.println(file + ": invalid (" + n + (n == 1 ? " error)" : " errors)"));
+      err.flush();
+      return INVALID;
+    }
+  }
+}

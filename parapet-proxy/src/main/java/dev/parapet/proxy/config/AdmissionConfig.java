@@ -1,0 +1,69 @@
+package dev.parapet.proxy.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Admission control for origin-bound work ({@code admission:}). */
+public record AdmissionConfig(Limit limit, Queue queue, Priority priority, RetryAfter retryAfter) {
+
+  public static final AdmissionConfig DEFAULTS =
+      new AdmissionConfig(Limit.DEFAULTS, Queue.DEFAULTS, Priority.DEFAULTS, RetryAfter.DEFAULTS);
+
+  /** The concurrency-limit algorithm. */
+  public enum Algorithm {
+    FIXED,
+    AIMD,
+    VEGAS,
+    GRADIENT2
+  }
+
+  /**
+   * {@code limit:} one concurrency limit per listener.
+   *
+   * @param initial starting limit (the fixed limit for {@code fixed}); 200
+   * @param min floor; 20
+   * @param max ceiling; 2000
+   */
+  public record Limit(Algorithm algorithm, int initial, int min, int max) {
+    public static final Limit DEFAULTS = new Limit(Algorithm.GRADIENT2, 200, 20, 2000);
+  }
+
+  /**
+   * {@code queue:} the short bounded queue in front of the limit, drained by CoDel.
+   *
+   * @param max queue length; 250
+   * @param targetSojourn CoDel target; 20 ms
+   * @param interval CoDel interval; 100 ms
+   */
+  public record Queue(int max, Duration targetSojourn, Duration interval) {
+    public static final Queue DEFAULTS =
+        new Queue(250, Duration.ofMillis(20), Duration.ofMillis(100));
+  }
+
+  /**
+   * {@code priority:} where a request's class (1 critical … 4 background) comes from.
+   *
+   * @param header the RFC 9218 header, trusted only from {@code trustedSources}; {@code Priority}
+   * @param trustedSources networks whose header is believed; {@code [127.0.0.1/32]}
+   * @param defaultPriority {@code default}: class of a request no route or header classifies; 2
+   */
+  public record Priority(String header, List<Cidr> trustedSources, int defaultPriority) {
+    public static final Priority DEFAULTS =
+        new Priority("Priority", List.of(Cidr.parse("127.0.0.1/32")), 2);
+
+    public Priority {
+      trustedSources = List.copyOf(trustedSources);
+    }
+  }
+
+  /**
+   * {@code retry_after:} the range a locally made 503's {@code Retry-After} is jittered in.
+   *
+   * @param min 1 s
+   * @param max 5 s
+   */
+  public record RetryAfter(Duration min, Duration max) {
+    public static final RetryAfter DEFAULTS =
+        new RetryAfter(Duration.ofSeconds(1), Duration.ofSeconds(5));
+  }
+}

@@ -1,0 +1,53 @@
+package dev.parapet.proxy.config;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One proxy's whole configuration, as DESIGN.md's YAML describes it. Immutable and already
+ * validated: {@link ConfigLoader} builds it only when the file has no errors, so every reference (a
+ * route's origin, an origin's fallback) resolves.
+ *
+ * @param name this proxy's name in {@code Proxy-Status}, {@code Cache-Status}, {@code Via}, logs
+ * @param listen where the data-plane listener binds
+ * @param origins the origin pools by name, in file order
+ * @param routes in file order
+ */
+public record ProxyConfig(
+    String name,
+    HostPort listen,
+    AdminConfig admin,
+    DeadlineConfig deadline,
+    AdmissionConfig admission,
+    OverloadConfig overload,
+    CacheConfig cache,
+    Map<String, OriginConfig> origins,
+    List<RouteConfig> routes) {
+
+  /** DESIGN.md's default name. */
+  public static final String DEFAULT_NAME = "parapet";
+
+  /** DESIGN.md's default listen address. */
+  public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
+
+  public ProxyConfig {
+    origins = Collections.unmodifiableMap(new LinkedHashMap<>(origins));
+    routes = List.copyOf(routes);
+  }
+
+  /**
+   * The origin pool called {@code name}.
+   *
+   * @throws IllegalArgumentException if there is none
+   */
+  public OriginConfig origin(String name) {
+    OriginConfig o = origins.get(name);
+    if (o == null) {
+      throw new IllegalArgumentException(
+          "origin : " + name + " (expected: one of " + origins.keySet() + ")");
+    }
+    return o;
+  }
+}

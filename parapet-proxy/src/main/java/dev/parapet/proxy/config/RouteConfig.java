@@ -1,0 +1,52 @@
+package dev.parapet.proxy.config;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One route ({@code routes[i]}).
+ *
+ * @param index position in {@code routes}
+ * @param origin the origin pool's name (the loader checks it exists)
+ * @param timeout the request budget; default {@code deadline.default}
+ * @param priority class 1 (critical) … 4 (background); default {@code admission.priority.default}
+ * @param breaker the effective breaker: the origin's, with this route's {@code breaker:} fields
+ *     merged over it
+ * @param cache caching on this route
+ */
+public record RouteConfig(
+    int index,
+    Match match,
+    String origin,
+    Duration timeout,
+    int priority,
+    BreakerConfig breaker,
+    Cache cache) {
+
+  /**
+   * {@code match:} which requests the route takes.
+   *
+   * @param host the request's host (case-insensitive, without port), or null for any host
+   * @param prefix the path prefix; {@code /}
+   */
+  public record Match(@Nullable String host, String prefix) {
+    public static final Match ANY = new Match(null, "/");
+
+    @Override
+    public String toString() {
+      return (host == null ? "*" : host) + prefix;
+    }
+  }
+
+  /**
+   * {@code cache:} {@code off}, or a block. Without {@code cache:} the route caches what the origin
+   * marks cacheable (RFC 9111) and nothing else.
+   *
+   * @param enabled false for {@code cache: off}
+   * @param defaultTtl {@code default_ttl}: freshness for a cacheable response that states none; 0 s
+   */
+  public record Cache(boolean enabled, Duration defaultTtl) {
+    public static final Cache DEFAULTS = new Cache(true, Duration.ZERO);
+    public static final Cache OFF = new Cache(false, Duration.ZERO);
+  }
+}

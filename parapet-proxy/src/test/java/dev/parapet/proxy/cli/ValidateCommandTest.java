@@ -1,0 +1,92 @@
+package dev.parapet.proxy.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ValidateCommandTest {
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return new CommandLine(new ParapetCli())
+        .setOut(new PrintWriter(out, true))
+        .setErr(new PrintWriter(err, true))
+        .execute(args);
+  }
+
+  @Test
+  void validFileExitsZeroWithASummary() {
+    Path file = Path.of("..", "examples", "connector.yaml");
+    assertThat(run("validate", "-c", file.toString())).isZero();
+    assertThat(out.toString())
+        .isEqualTo(file + ": ok (2 routes, 2 origins)" + System.lineSeparator());
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void warningsArePrintedButTheExitIsZero(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("warn.yaml");
+    Files.writeString(
+        file,
+        """
+        origins:
+          api: {hosts: [127.0.0.1:9001], timeout: 10s}
+        routes:
+          - origin: api
+            timeout: 8s
+        """);
+    assertThat(run("validate", "--config", file.toString())).isZero();
+    assertThat(out.toString()).startsWith(file + ": ok (1 route, 1 origin)");
+    assertThat(err.toString())
+        .startsWith(
+            file + ":5:14: warning: routes[0].timeout: origin 'api' timeout (10s) is not smaller");
+  }
+
+  @Test
+  void invalidFileExitsOneAndPrintsEveryErrorWithTheFileName(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("bad.yaml");
+    Files.writeString(
+        file,
+        """
+        origins:
+          api:
+            hosts: [127.0.0.1:9001]
+            breaker: {failure_rate: 150%}
+        routes:
+          - origin: apii
+        """);
+    assertThat(run("validate", "-c", file.toString())).isEqualTo(1);
+    assertThat(out.toString()).isEmpty();
+    assertThat(err.toString().lines())
+        .containsExactly(
+            file + ":4:29: origins.api.breaker.failure_rate: must be in (0%, 100%], was 150%",
+            file + ":6:13: routes[0].origin: unknown origin 'apii' (known: api)",
+            file + ":2:3: warning: origins.api: not used by any route or fallback",
+            file + ": invalid (2 errors)");
+  }
+
+  @Test
+  void missingOrUnreadableFileExitsTwo(@TempDir Path dir) {
+    Path missing = dir.resolve("nope.yaml");
+    assertThat(run("validate", "-c", missing.toString())).isEqualTo(2);
+    assertThat(err.toString())
+        .isEqualTo(missing + ": cannot read: no such file" + System.lineSeparator());
+    err.getBuffer().setLength(0);
+    assertThat(run("validate", "-c", dir.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("is a directory");
+  }
+
+  @Test
+  void theFileOptionIsRequired() {
+    assertThat(run("validate")).isEqualTo(2);
+    assertThat(err.toString()).contains("Missing required option: '--config=FILE'");
+    assertThat(ParapetCli.execute("validate", "--help")).isZero();
+  }
+}
