@@ -3,6 +3,7 @@ package dev.parapet.core.admission;
 import dev.parapet.core.limit.ConcurrencyGate;
 import dev.parapet.core.limit.Gradient2Limit;
 import dev.parapet.core.limit.LimitAlgorithm;
+import java.util.EnumMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -58,7 +59,6 @@ public final class AdmissionController {
 
   static final int RANKS = 12;
   private static final int MIN_ACCEPTED_RANK_WHEN_SHEDDING = rank(2, RequestKind.ORDINARY);
-  private static final RejectReason[] REASONS = RejectReason.values();
 
   private final ConcurrencyGate gate;
   private final int queueMax;
@@ -69,6 +69,9 @@ public final class AdmissionController {
   // Guarded by lock: one FIFO list per rank, highest rank admitted first.
   private final @Nullable AdmissionTicket[] heads = new AdmissionTicket[RANKS];
   private final @Nullable AdmissionTicket[] tails = new AdmissionTicket[RANKS];
+  private int size;
+
+  /** {@code size}, published for lock-free readers (fast path, drain check, metrics). */
   private volatile int queued;
 
   // CoDel state, guarded by lock.
@@ -81,7 +84,7 @@ public final class AdmissionController {
 
   private volatile OverloadLevel level = OverloadLevel.NORMAL;
 
-  private final LongAdder[] rejected = new LongAdder[REASONS.length];
+  private final EnumMap<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
   private final LongAdder admittedFromQueue = new LongAdder();
 
   /**
@@ -105,8 +108,8 @@ public final class AdmissionController {
     this.queueMax = queueMax;
     this.targetNanos = targetSojournNanos;
     this.intervalNanos = intervalNanos;
-    for (int i = 0; i < rejected.length; i++) {
-      rejected[i] = new LongAdder();
+    for (RejectReason reason : RejectReason.values()) {
+      rejected.put(reason, new LongAdder());
     }
     this.gate = new ConcurrencyGate(algorithm, this::drain);
   }
@@ -157,10 +160,10 @@ public final class AdmissionController {
     AdmissionTicket displaced = null;
     lock.lock();
     try {
-      if (queued == 0 && gate.tryAcquire(ticket.permit(), nowNanos)) {
+      if (size == 0 && gate.tryAcquire(ticket.permit(), nowNanos)) {
         return Decision.ADMITTED;
       }
-      if (queued >= queueMax) {
+      if (size >= queueMax) {
         AdmissionTicket victim = lowest();
         if (victim == null || victim.rank >= ticket.rank) {
           return reject(ticket, RejectReason.QUEUE_FULL);
@@ -242,7 +245,8 @@ public final class AdmissionController {
 
   /** Requests refused or dropped for {@code reason} so far. */
   public long rejectedCount(RejectReason reason) {
-    return rejected[reason.ordinal()].sum();
+    LongAdder count = rejected.get(reason);
+    return count == null ? 0 : count.sum();
   }
 
   /** Requests that waited and then got a slot. */
@@ -266,7 +270,13 @@ public final class AdmissionController {
           case STALE_REFRESH -> Math.max(priority, 3);
           case BACKGROUND -> 4;
         };
-    return (4 - effectiveClass) * 3 + kind.ordinal();
+    int kindOrder =
+        switch (kind) {
+          case BACKGROUND -> 0;
+          case STALE_REFRESH -> 1;
+          case ORDINARY -> 2;
+        };
+    return (4 - effectiveClass) * 3 + kindOrder;
   }
 
   private static boolean survivesShedding(int rank) {
@@ -336,7 +346,7 @@ public final class AdmissionController {
    */
   private boolean codelDrops(long nowNanos, long sojournNanos) {
     boolean okToDrop = false;
-    if (sojournNanos - targetNanos < 0 || queued <= 1) {
+    if (sojournNanos - targetNanos < 0 || size <= 1) {
       firstAboveSet = false;
     } else if (!firstAboveSet) {
       firstAboveSet = true;
@@ -374,7 +384,10 @@ public final class AdmissionController {
 
   private Decision reject(AdmissionTicket ticket, RejectReason reason) {
     ticket.rejectReason = reason;
-    rejected[reason.ordinal()].increment();
+    LongAdder count = rejected.get(reason);
+    if (count != null) {
+      count.increment();
+    }
     return Decision.REJECTED;
   }
 
@@ -416,7 +429,7 @@ public final class AdmissionController {
     }
     tails[r] = ticket;
     ticket.queued = true;
-    queued = queued + 1;
+    queued = ++size;
   }
 
   private void unlink(AdmissionTicket ticket) {
@@ -436,7 +449,7 @@ public final class AdmissionController {
     ticket.prev = null;
     ticket.next = null;
     ticket.queued = false;
-    queued = queued - 1;
+    queued = --size;
   }
 
   @Override
