@@ -1,5 +1,7 @@
 package dev.parapet.core.limit;
 
+import dev.parapet.core.time.RandomSource;
+
 /**
  * A concurrency-limit algorithm: pure feedback from completed requests to a new limit, in the shape
  * of Netflix concurrency-limits' {@code Limit.onSample}. It never reads a clock (times are passed
@@ -23,4 +25,27 @@ public interface LimitAlgorithm {
    *     signal)
    */
   int onSample(long startNanos, long rttNanos, int inflight, boolean dropped);
+
+  /**
+   * The algorithm named in configuration ({@code admission.limit.algorithm}): {@code fixed} (at
+   * {@code initial}), {@code aimd} (backoff 0.9, a sample slower than 5 s counts as a drop), {@code
+   * vegas} or {@code gradient2}, each with the given bounds.
+   *
+   * @throws IllegalArgumentException for any other name or inconsistent bounds
+   */
+  static LimitAlgorithm named(
+      String algorithm, int initial, int min, int max, RandomSource random) {
+    return switch (algorithm) {
+      case "fixed" -> {
+        Limits.checkBounds(initial, min, max);
+        yield FixedLimit.of(initial);
+      }
+      case "aimd" -> new AimdLimit(initial, min, max, 0.9, 5_000_000_000L);
+      case "vegas" -> VegasLimit.of(initial, min, max, random);
+      case "gradient2" -> Gradient2Limit.of(initial, min, max);
+      default ->
+          throw new IllegalArgumentException(
+              "algorithm : " + algorithm + " (expected: one of fixed, aimd, vegas, gradient2)");
+    };
+  }
 }

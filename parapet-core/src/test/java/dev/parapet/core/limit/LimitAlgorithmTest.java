@@ -177,4 +177,22 @@ class LimitAlgorithmTest {
     assertThatThrownBy(() -> new Gradient2Limit(200, 20, 2000, 0.2, -1, 600))
         .hasMessage("queueSize : -1 (expected: >= 0)");
   }
+
+  @Test
+  void configurationNamesPickTheAlgorithm() {
+    RandomSource random = RandomSource.seeded(3);
+    assertThat(LimitAlgorithm.named("fixed", 50, 20, 2000, random))
+        .isInstanceOf(FixedLimit.class)
+        .extracting(LimitAlgorithm::limit)
+        .isEqualTo(50);
+    assertThat(LimitAlgorithm.named("aimd", 200, 20, 2000, random)).isInstanceOf(AimdLimit.class);
+    assertThat(LimitAlgorithm.named("vegas", 200, 20, 2000, random)).isInstanceOf(VegasLimit.class);
+    LimitAlgorithm g = LimitAlgorithm.named("gradient2", 200, 20, 2000, random);
+    assertThat(g).isInstanceOf(Gradient2Limit.class);
+    assertThat(g.limit()).isEqualTo(200);
+    assertThatThrownBy(() -> LimitAlgorithm.named("bbr", 200, 20, 2000, random))
+        .hasMessage("algorithm : bbr (expected: one of fixed, aimd, vegas, gradient2)");
+    assertThatThrownBy(() -> LimitAlgorithm.named("fixed", 10, 20, 2000, random))
+        .hasMessage("initial : 10 (expected: in [20, 2000])");
+  }
 }
