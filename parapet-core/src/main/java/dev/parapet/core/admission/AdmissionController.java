@@ -146,9 +146,7 @@ public final class AdmissionController {
     ticket.kind = kind;
     ticket.rank = rank(priority, kind);
     ticket.rejectReason = null;
-    OverloadLevel current = level;
-    if (current == OverloadLevel.STOP_ACCEPTING
-        || (current == OverloadLevel.SHED_LOW && !survivesShedding(ticket.rank))) {
+    if (refuses(level, ticket.rank)) {
       return reject(ticket, RejectReason.OVERLOAD);
     }
     if (queued == 0 && gate.tryAcquire(ticket.permit(), nowNanos)) {
@@ -160,6 +158,10 @@ public final class AdmissionController {
     AdmissionTicket displaced = null;
     lock.lock();
     try {
+      // Again under the lock: a level raised meanwhile has purged the queue before we get here.
+      if (refuses(level, ticket.rank)) {
+        return reject(ticket, RejectReason.OVERLOAD);
+      }
       if (size == 0 && gate.tryAcquire(ticket.permit(), nowNanos)) {
         return Decision.ADMITTED;
       }
@@ -277,6 +279,11 @@ public final class AdmissionController {
           case ORDINARY -> 2;
         };
     return (4 - effectiveClass) * 3 + kindOrder;
+  }
+
+  private static boolean refuses(OverloadLevel current, int rank) {
+    return current == OverloadLevel.STOP_ACCEPTING
+        || (current == OverloadLevel.SHED_LOW && !survivesShedding(rank));
   }
 
   private static boolean survivesShedding(int rank) {
