@@ -2,12 +2,15 @@ package dev.parapet.core.limit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.core.time.RandomSource;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Several threads hammer one gate. Invariants only, never timing: bounded by iterations, so it
@@ -26,10 +29,15 @@ class ConcurrencyGateStressTest {
     assertThat(r.highWater.get()).as("the test did reach the limit").isEqualTo(limit);
   }
 
-  @Test
-  void movingLimitIsNeverExceeded() throws Exception {
-    // AIMD moves the limit between 2 and 8 on every sample while other threads acquire.
-    ConcurrencyGate gate = new ConcurrencyGate(new AimdLimit(4, 2, 8, 0.5, 1_000L));
+  @ParameterizedTest
+  @ValueSource(strings = {"aimd", "vegas", "gradient2"})
+  void movingLimitIsNeverExceeded(String name) throws Exception {
+    // The limit moves between 2 and 8 on samples while other threads acquire.
+    LimitAlgorithm algorithm =
+        name.equals("aimd")
+            ? new AimdLimit(4, 2, 8, 0.5, 1_000L)
+            : LimitAlgorithm.named(name, 4, 2, 8, RandomSource.seeded(5));
+    ConcurrencyGate gate = new ConcurrencyGate(algorithm);
     Result r = hammer(gate, 29L);
     assertThat(r.highWater.get()).isLessThanOrEqualTo(8);
     assertThat(r.overLimit.get()).as("acquires that saw inflight above the limit").isZero();

@@ -8,6 +8,8 @@ import dev.parapet.core.time.RandomSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ConcurrencyGateTest {
   private static final long MS = 1_000_000L;
@@ -172,11 +174,12 @@ class ConcurrencyGateTest {
   }
 
   /** Seeded single-thread sequences against a model: success iff the model has room. */
-  @Test
-  void matchesAReferenceModelOnRandomSequences() {
-    for (long seed = 1; seed <= 50; seed++) {
+  @ParameterizedTest
+  @ValueSource(strings = {"fixed", "aimd", "vegas", "gradient2"})
+  void matchesAReferenceModelOnRandomSequences(String name) {
+    for (long seed = 1; seed <= 30; seed++) {
       RandomSource random = RandomSource.seeded(seed);
-      AimdLimit algo = new AimdLimit(5, 1, 12, 0.7, 50 * MS);
+      LimitAlgorithm algo = LimitAlgorithm.named(name, 5, 1, 12, RandomSource.seeded(-seed));
       ConcurrencyGate gate = new ConcurrencyGate(algo);
       Permit[] permits = new Permit[20];
       for (int i = 0; i < permits.length; i++) {
@@ -192,7 +195,9 @@ class ConcurrencyGateTest {
           int limitBefore = gate.limit();
           boolean admitted = gate.tryAcquire(p, now);
           assertThat(admitted)
-              .as("seed %d step %d: inflight %d limit %d", seed, step, modelInflight, limitBefore)
+              .as(
+                  "%s seed %d step %d: inflight %d limit %d",
+                  name, seed, step, modelInflight, limitBefore)
               .isEqualTo(modelInflight < limitBefore);
           if (admitted) {
             modelInflight++;
