@@ -3,6 +3,7 @@ package dev.parapet.core.admission;
 import dev.parapet.core.limit.ConcurrencyGate;
 import dev.parapet.core.limit.Gradient2Limit;
 import dev.parapet.core.limit.LimitAlgorithm;
+import dev.parapet.core.overload.OverloadLevel;
 import java.util.EnumMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -82,7 +83,7 @@ public final class AdmissionController {
   private int dropCount;
   private int lastDropCount;
 
-  private volatile OverloadLevel level = OverloadLevel.NORMAL;
+  private volatile OverloadLevel level = OverloadLevel.NONE;
 
   private final EnumMap<RejectReason, LongAdder> rejected = new EnumMap<>(RejectReason.class);
   private final LongAdder admittedFromQueue = new LongAdder();
@@ -206,8 +207,8 @@ public final class AdmissionController {
    */
   public void overloadLevel(OverloadLevel newLevel, long nowNanos) {
     level = newLevel;
-    if (newLevel == OverloadLevel.NORMAL) {
-      return;
+    if (!newLevel.shedsLowPriority()) {
+      return; // disabling hedges and retries is not admission's business
     }
     for (; ; ) {
       AdmissionTicket victim;
@@ -282,8 +283,7 @@ public final class AdmissionController {
   }
 
   private static boolean refuses(OverloadLevel current, int rank) {
-    return current == OverloadLevel.STOP_ACCEPTING
-        || (current == OverloadLevel.SHED_LOW && !survivesShedding(rank));
+    return current.stopsAccepting() || (current.shedsLowPriority() && !survivesShedding(rank));
   }
 
   private static boolean survivesShedding(int rank) {

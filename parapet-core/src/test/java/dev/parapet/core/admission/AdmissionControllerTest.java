@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parapet.core.limit.FixedLimit;
+import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.time.ManualTicker;
 import org.junit.jupiter.api.Test;
 
@@ -244,7 +245,7 @@ class AdmissionControllerTest {
     ctl.offer(keep, 2, ORDINARY, 1);
     ctl.offer(rec.ticket("bot"), 3, ORDINARY, 2);
     ctl.offer(rec.ticket("refresh"), 1, STALE_REFRESH, 3);
-    ctl.overloadLevel(OverloadLevel.SHED_LOW, 10);
+    ctl.overloadLevel(OverloadLevel.SHED_LOW_PRIORITY, 10);
     assertThat(rec.events)
         .containsExactly("rejected refresh OVERLOAD@10", "rejected bot OVERLOAD@10");
     assertThat(ctl.queueDepth()).isEqualTo(1);
@@ -252,7 +253,7 @@ class AdmissionControllerTest {
     assertThat(ctl.offer(low, 3, ORDINARY, 11)).isEqualTo(Decision.REJECTED);
     assertThat(low.rejectReason()).isEqualTo(RejectReason.OVERLOAD);
     assertThat(ctl.offer(rec.ticket("critical"), 1, ORDINARY, 12)).isEqualTo(Decision.QUEUED);
-    ctl.overloadLevel(OverloadLevel.NORMAL, 13);
+    ctl.overloadLevel(OverloadLevel.NONE, 13);
     assertThat(ctl.offer(low, 3, ORDINARY, 14)).isEqualTo(Decision.QUEUED);
     assertThat(ctl.rejectedCount(RejectReason.OVERLOAD)).isEqualTo(3);
   }
@@ -339,7 +340,7 @@ class AdmissionControllerTest {
   void defaultsFollowTheDesign() {
     AdmissionController ctl = AdmissionController.withDefaults();
     assertThat(ctl.limit()).isEqualTo(200);
-    assertThat(ctl.overloadLevel()).isEqualTo(OverloadLevel.NORMAL);
+    assertThat(ctl.overloadLevel()).isEqualTo(OverloadLevel.NONE);
     assertThat(AdmissionController.DEFAULT_QUEUE_MAX).isEqualTo(250);
     assertThat(AdmissionController.DEFAULT_TARGET_SOJOURN_NANOS).isEqualTo(20 * MS);
     assertThat(AdmissionController.DEFAULT_INTERVAL_NANOS).isEqualTo(100 * MS);

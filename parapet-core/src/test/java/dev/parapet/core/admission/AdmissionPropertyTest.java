@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.parapet.core.limit.AimdLimit;
 import dev.parapet.core.limit.FixedLimit;
+import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.time.RandomSource;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,7 +24,7 @@ class AdmissionPropertyTest {
     final int queueMax;
     int inflight;
     long seq;
-    OverloadLevel level = OverloadLevel.NORMAL;
+    OverloadLevel level = OverloadLevel.NONE;
     final List<Queued> queue = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     final List<String> admitted = new ArrayList<>();
@@ -39,8 +40,7 @@ class AdmissionPropertyTest {
 
     /** Returns "ADMITTED", "QUEUED" or the reject reason. */
     String offer(String name, int rank) {
-      if (level == OverloadLevel.STOP_ACCEPTING
-          || (level == OverloadLevel.SHED_LOW && !survives(rank))) {
+      if (level.stopsAccepting() || (level.shedsLowPriority() && !survives(rank))) {
         return "OVERLOAD";
       }
       if (queue.isEmpty() && inflight < limit) {
@@ -86,7 +86,7 @@ class AdmissionPropertyTest {
 
     void level(OverloadLevel newLevel) {
       level = newLevel;
-      if (newLevel == OverloadLevel.NORMAL) {
+      if (!newLevel.shedsLowPriority()) {
         return;
       }
       while (!queue.isEmpty() && !survives(lowest().rank())) {
@@ -125,7 +125,8 @@ class AdmissionPropertyTest {
         String name = rec.name(t);
         long action = random.nextLong(20);
         if (action == 0) {
-          OverloadLevel lvl = OverloadLevel.values()[(int) random.nextLong(3)];
+          OverloadLevel lvl =
+              OverloadLevel.values()[(int) random.nextLong(OverloadLevel.values().length)];
           ctl.overloadLevel(lvl, now);
           model.level(lvl);
         } else if (t.isQueued()) {
@@ -225,7 +226,8 @@ class AdmissionPropertyTest {
         AdmissionTicket t = pool.get(index);
         long action = random.nextLong(30);
         if (action == 0) {
-          ctl.overloadLevel(OverloadLevel.values()[(int) random.nextLong(3)], now);
+          ctl.overloadLevel(
+              OverloadLevel.values()[(int) random.nextLong(OverloadLevel.values().length)], now);
         } else if (t.isQueued()) {
           continue;
         } else if (t.permit().isActive()) {
@@ -253,7 +255,7 @@ class AdmissionPropertyTest {
         assertThat(ctl.inflight()).as(where).isLessThanOrEqualTo(6);
       }
       // Let everything drain, then every queued offer has been answered exactly once.
-      ctl.overloadLevel(OverloadLevel.NORMAL, now);
+      ctl.overloadLevel(OverloadLevel.NONE, now);
       for (int round = 0; round < 100 && (ctl.queueDepth() > 0 || ctl.inflight() > 0); round++) {
         for (AdmissionTicket t : pool) {
           if (t.permit().isActive()) {
