@@ -1,5 +1,6 @@
 package dev.parapet.proxy.route;
 
+import dev.parapet.core.breaker.BreakerPolicy;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -15,9 +16,16 @@ import org.jspecify.annotations.Nullable;
  * @param prefix the path prefix, starting with {@code /}
  * @param origin the origin pool's name
  * @param timeout the route's deadline for a request (DESIGN.md {@code routes[].timeout})
+ * @param breaker the route's effective breaker policy (its {@code breaker:} fields over the
+ *     origin's) for route-scoped breakers, or null to use the origin's
  */
 public record Route(
-    String id, @Nullable String host, String prefix, String origin, Duration timeout) {
+    String id,
+    @Nullable String host,
+    String prefix,
+    String origin,
+    Duration timeout,
+    @Nullable BreakerPolicy breaker) {
 
   public Route {
     Objects.requireNonNull(id, "id");
@@ -28,5 +36,10 @@ public record Route(
       throw new IllegalArgumentException("prefix : " + prefix + " (expected: starts with /)");
     }
     host = host == null ? null : host.toLowerCase(Locale.ROOT);
+  }
+
+  /** A route that uses its origin's breaker policy. */
+  public Route(String id, @Nullable String host, String prefix, String origin, Duration timeout) {
+    this(id, host, prefix, origin, timeout, null);
   }
 }

@@ -5,6 +5,7 @@ import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.metrics.ProxyMetrics;
@@ -141,8 +142,12 @@ public final class ProxyServer implements AutoCloseable {
       if (pool == null) {
         continue;
       }
+      BreakerPolicy routePolicy = r.breaker();
+      boolean perRoute = pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null;
       for (HostPool h : pool.hosts()) {
-        policies.put(ProxyContext.breakerKey(r, pool, h), pool.settings().breaker());
+        policies.put(
+            ProxyContext.breakerKey(r, pool, h),
+            perRoute ? routePolicy : pool.settings().breaker());
       }
     }
     return policies;

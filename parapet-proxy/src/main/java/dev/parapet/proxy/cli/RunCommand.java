@@ -1,0 +1,102 @@
+package dev.parapet.proxy.cli;
+
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.config.ConfigLoader;
+import dev.parapet.proxy.config.ConfigProblem;
+import dev.parapet.proxy.config.InvalidConfigException;
+import dev.parapet.proxy.config.LoadedConfig;
+import dev.parapet.proxy.runtime.ProxyRuntime;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code parapet run -c FILE}: validates the configuration (refusing it with every error, like
+ * {@code validate}), starts the listener and the admin API, and runs until SIGINT or SIGTERM.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description = "Runs the proxy with a configuration file until SIGINT/SIGTERM.")
+public final class RunCommand implements Callable<Integer> {
+
+  @Option(
+      names = {"-c", "--config"},
+      required = true,
+      paramLabel = "FILE",
+      description = "The YAML configuration file.")
+  @Nullable Path config;
+
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
+      description = "Event loop threads (default: 0 = twice the CPUs).")
+  int threads;
+
+  @CommandLine.Spec CommandLine.Model.@Nullable CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    CommandLine.Model.CommandSpec s = spec;
+    Path file = config;
+    if (s == null || file == null) {
+      throw new IllegalStateException("run : not initialised by picocli (expected: -c FILE)");
+    }
+    PrintWriter out = s.commandLine().getOut();
+    PrintWriter err = s.commandLine().getErr();
+    LoadedConfig loaded;
+    try {
+      loaded = ConfigLoader.load(file);
+    } catch (IOException e) {
+      err.println(file + ": cannot read: " + e.getMessage());
+      err.flush();
+      return ValidateCommand.UNREADABLE;
+    } catch (InvalidConfigException e) {
+      for (ConfigProblem p : e.errors()) {
+        err.println(p.format(file.toString()));
+      }
+      err.println(file + ": invalid (" + e.errors().size() + " errors): not started");
+      err.flush();
+      return ValidateCommand.INVALID;
+    }
+    for (ConfigProblem w : loaded.warnings()) {
+      err.println(w.format(file.toString()));
+    }
+    ProxyRuntime runtime;
+    try {
+      runtime =
+          ProxyRuntime.start(loaded.config(), Ticker.system(), RandomSource.threadLocal(), threads);
+    } catch (IOException | IllegalArgumentException e) {
+      err.println(file + ": cannot start: " + e.getMessage());
+      err.flush();
+      return ValidateCommand.INVALID;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  runtime.close();
+                  stopped.countDown();
+                },
+                "parapet-shutdown"));
+    out.println(
+        "parapet "
+            + loaded.config().name()
+            + " listening on http://"
+            + loaded.config().listen()
+            + " (admin http://"
+            + loaded.config().admin().listen()
+            + ")");
+    out.flush();
+    stopped.await();
+    return 0;
+  }
+}

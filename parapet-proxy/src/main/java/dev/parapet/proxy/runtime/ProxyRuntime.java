@@ -1,0 +1,186 @@
+package dev.parapet.proxy.runtime;
+
+import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.core.outcome.SlowCallThreshold;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.admin.AdminServer;
+import dev.parapet.proxy.config.BreakerConfig;
+import dev.parapet.proxy.config.HostPort;
+import dev.parapet.proxy.config.OriginConfig;
+import dev.parapet.proxy.config.ProxyConfig;
+import dev.parapet.proxy.config.RouteConfig;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.server.ProxyServer;
+import dev.parapet.proxy.server.ProxySettings;
+import dev.parapet.proxy.upstream.OriginSettings;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A running Parapet: the data-plane listener and the admin listener built from one validated {@link
+ * ProxyConfig}. This is where configuration becomes runtime objects; the data plane itself knows
+ * nothing of YAML.
+ *
+ * <p>Not yet wired (their issues are open): admission control, overload, cache, retries, hedging,
+ * outlier ejection, health checks and fallback pools are parsed and validated but not acted on;
+ * synthetic probes ({@code breaker.probe}) are refused at start-up rather than silently ignored.
+ */
+public final class ProxyRuntime implements AutoCloseable {
+  private final ProxyServer proxy;
+  private final AdminServer admin;
+
+  private ProxyRuntime(ProxyServer proxy, AdminServer admin) {
+    this.proxy = proxy;
+    this.admin = admin;
+  }
+
+  /**
+   * Starts both listeners.
+   *
+   * @throws IOException when the admin token file cannot be read
+   * @throws IllegalArgumentException for a configuration the runtime cannot honour yet
+   */
+  public static ProxyRuntime start(
+      ProxyConfig config, Ticker ticker, RandomSource random, int threads)
+      throws IOException, InterruptedException {
+    String token = readToken(config.admin().tokenFile());
+    ProxyServer proxy =
+        new ProxyServer(settings(config), routes(config), origins(config), ticker, random, threads);
+    proxy.start();
+    AdminServer admin;
+    try {
+      admin = new AdminServer(address(config.admin().listen()), token, proxy, ticker).start();
+    } catch (RuntimeException | InterruptedException e) {
+      proxy.close();
+      throw e;
+    }
+    admin.ready(true);
+    return new ProxyRuntime(proxy, admin);
+  }
+
+  public ProxyServer proxy() {
+    return proxy;
+  }
+
+  public AdminServer admin() {
+    return admin;
+  }
+
+  @Override
+  public void close() {
+    admin.ready(false);
+    admin.close();
+    proxy.close();
+  }
+
+  static @Nullable String readToken(@Nullable Path file) throws IOException {
+    if (file == null) {
+      return null;
+    }
+    String token = Files.readString(file).trim();
+    if (token.isEmpty()) {
+      throw new IOException(
+          "admin.token_file : " + file + " is empty (expected: the bearer token)");
+    }
+    return token;
+  }
+
+  static InetSocketAddress address(HostPort hp) {
+    return new InetSocketAddress(hp.host(), hp.port());
+  }
+
+  static ProxySettings settings(ProxyConfig c) {
+    ProxySettings d = ProxySettings.defaults(c.name(), address(c.listen()));
+    return new ProxySettings(
+        c.name(),
+        address(c.listen()),
+        c.deadline().reserve(),
+        c.deadline().minUseful(),
+        d.headerTimeout(),
+        d.idleTimeout(),
+        d.maxBodyBytes(),
+        d.maxHeaderBytes(),
+        d.maxHeaderFields(),
+        d.maxRequestLine(),
+        c.admission().retryAfter().min().toSeconds(),
+        c.admission().retryAfter().max().toSeconds());
+  }
+
+  static List<Route> routes(ProxyConfig c) {
+    List<Route> routes = new ArrayList<>();
+    Set<String> ids = new HashSet<>();
+    for (RouteConfig r : c.routes()) {
+      String id = r.match().toString();
+      if (!ids.add(id)) {
+        id = id + "#" + r.index();
+        ids.add(id);
+      }
+      refuseSyntheticProbes(r.breaker(), "routes[" + r.index() + "].breaker.probe");
+      routes.add(
+          new Route(
+              id,
+              r.match().host(),
+              r.match().prefix(),
+              r.origin(),
+              r.timeout(),
+              r.breaker().toBreakerPolicy()));
+    }
+    return routes;
+  }
+
+  static List<OriginSettings> origins(ProxyConfig c) {
+    List<OriginSettings> origins = new ArrayList<>();
+    for (OriginConfig o : c.origins().values()) {
+      refuseSyntheticProbes(o.breaker(), "origins." + o.name() + ".breaker.probe");
+      List<InetSocketAddress> hosts = new ArrayList<>();
+      for (HostPort hp : o.hosts()) {
+        hosts.add(address(hp));
+      }
+      origins.add(
+          new OriginSettings(
+              o.name(),
+              hosts,
+              o.connectTimeout(),
+              o.timeout(),
+              o.limits().maxConnections(),
+              o.limits().maxPending(),
+              o.limits().maxRequests(),
+              o.breaker().toBreakerPolicy(),
+              o.breaker().scope(),
+              classifier(o.breaker())));
+    }
+    return origins;
+  }
+
+  static OutcomeClassifier classifier(BreakerConfig b) {
+    OutcomeClassifier standard = OutcomeClassifier.standard();
+    if (b.slow().threshold() instanceof BreakerConfig.SlowThreshold.Absolute a) {
+      return standard.withSlowCalls(SlowCallThreshold.absolute(a.threshold()));
+    }
+    BreakerConfig.SlowThreshold.Relative r =
+        (BreakerConfig.SlowThreshold.Relative) b.slow().threshold();
+    throw new IllegalArgumentException(
+        "breaker.slow.threshold : "
+            + r
+            + " (expected: an absolute duration; relative thresholds need the rolling latency"
+            + " quantiles, not yet wired into the proxy)");
+  }
+
+  private static void refuseSyntheticProbes(BreakerConfig b, String path) {
+    if (b.probePath() != null) {
+      throw new IllegalArgumentException(
+          path
+              + " : "
+              + b.probePath()
+              + " (expected: absent; synthetic probes are not wired into the proxy yet, live probes are)");
+    }
+  }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.parapet.proxy.runtime;
+
+import org.jspecify.annotations.NullMarked;
