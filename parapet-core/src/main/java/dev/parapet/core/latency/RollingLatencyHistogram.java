@@ -114,8 +114,8 @@ public final class RollingLatencyHistogram {
     if (!(q > 0.0 && q <= 1.0)) {
       throw new IllegalArgumentException("q : " + q + " (expected: in (0, 1])");
     }
-    long current = epochOf(nowNanos);
-    long total = count(nowNanos);
+    long live = liveMask(epochOf(nowNanos));
+    long total = countLive(live);
     if (total == 0) {
       return NO_DATA;
     }
@@ -124,10 +124,8 @@ public final class RollingLatencyHistogram {
     int last = -1;
     for (int b = 0; b < BUCKETS; b++) {
       long inBucket = 0;
-      for (int s = 0; s < subWindows; s++) {
-        if (isLive(s, current)) {
-          inBucket += counts.get(s * BUCKETS + b);
-        }
+      for (long m = live; m != 0; m &= m - 1) {
+        inBucket += counts.get(Long.numberOfTrailingZeros(m) * BUCKETS + b);
       }
       if (inBucket > 0) {
         last = b;
@@ -143,22 +141,32 @@ public final class RollingLatencyHistogram {
 
   /** Number of samples currently in the window. */
   public long count(long nowNanos) {
-    long current = epochOf(nowNanos);
+    return countLive(liveMask(epochOf(nowNanos)));
+  }
+
+  private long countLive(long live) {
     long total = 0;
-    for (int s = 0; s < subWindows; s++) {
-      if (isLive(s, current)) {
-        int base = s * BUCKETS;
-        for (int b = 0; b < BUCKETS; b++) {
-          total += counts.get(base + b);
-        }
+    for (long m = live; m != 0; m &= m - 1) {
+      int base = Long.numberOfTrailingZeros(m) * BUCKETS;
+      for (int b = 0; b < BUCKETS; b++) {
+        total += counts.get(base + b);
       }
     }
     return total;
   }
 
-  private boolean isLive(int slot, long currentEpoch) {
-    long age = currentEpoch - epochs.get(slot);
-    return age >= 0 && age < subWindows;
+  /**
+   * Bit {@code s} set when sub-window {@code s} holds one of the last {@code subWindows} slices.
+   */
+  private long liveMask(long currentEpoch) {
+    long mask = 0;
+    for (int s = 0; s < subWindows; s++) {
+      long age = currentEpoch - epochs.get(s);
+      if (age >= 0 && age < subWindows) {
+        mask |= 1L << s;
+      }
+    }
+    return mask;
   }
 
   private long epochOf(long nowNanos) {

@@ -184,6 +184,7 @@ class RetryBudgetTest {
     int threads = 4;
     AtomicInteger inUse = new AtomicInteger();
     AtomicInteger maxInUse = new AtomicInteger();
+    AtomicInteger maxCounted = new AtomicInteger();
     AtomicLong grants = new AtomicLong();
     AtomicLong refusals = new AtomicLong();
     CountDownLatch go = new CountDownLatch(1);
@@ -223,6 +224,7 @@ class RetryBudgetTest {
       w.join();
     }
     assertThat(maxInUse.get()).isLessThanOrEqualTo(3);
+    assertThat(maxCounted.get()).isLessThanOrEqualTo(3);
     assertThat(grants.get()).isPositive();
     assertThat(refusals.get())
         .as("the budget was never full: the test proved nothing")

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parapet.core.time.RandomSource;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RetryPolicyTest {
@@ -159,5 +161,75 @@ class RetryPolicyTest {
             new RetryPolicy(
                 2, Duration.ofMillis(25), Duration.ofMillis(10), Duration.ZERO, r, budget))
         .hasMessage("maxBackoff : PT0.01S (expected: >= base PT0.025S)");
+  }
+
+  /**
+   * Property: over random failures the decision equals a reference written from the rules, and
+   * retries in flight never exceed the budget.
+   */
+  @Test
+  void randomFailuresMatchTheRules() {
+    for (long seed = 1; seed <= 100; seed++) {
+      RandomSource random = RandomSource.seeded(seed);
+      RandomSource jitter = RandomSource.seeded(seed * 31);
+      RandomSource modelJitter = RandomSource.seeded(seed * 31);
+      int attempts = 1 + (int) random.nextLong(4);
+      RetryBudget retryBudget = new RetryBudget(0.2, (int) random.nextLong(4));
+      RetryPolicy p =
+          new RetryPolicy(
+              attempts,
+              Duration.ofMillis(25),
+              Duration.ofMillis(250),
+              Duration.ofMillis(20),
+              jitter,
+              new ExtraLoadBudget(retryBudget, ExtraLoadBudget.Sharing.SHARED));
+      List<BudgetSlot> held = new ArrayList<>();
+      for (int step = 0; step < 1_000; step++) {
+        if (random.nextLong(3) == 0) {
+          retryBudget.requestStarted();
+        }
+        if (!held.isEmpty() && random.nextLong(2) == 0) {
+          held.remove((int) random.nextLong(held.size())).release();
+        }
+        int made = 1 + (int) random.nextLong(5);
+        boolean local = random.nextLong(5) == 0;
+        long retryAfter = random.nextLong(3) == 0 ? random.nextLong(400) * MS : RetryAfter.ABSENT;
+        long remaining = random.nextLong(600) * MS - 50 * MS;
+
+        long expected;
+        if (local) {
+          expected = RetryRefusal.LOCAL_REJECTION.code();
+        } else if (made >= attempts) {
+          expected = RetryRefusal.ATTEMPTS_EXHAUSTED.code();
+        } else {
+          long ceiling = Math.min(250 * MS, 25 * MS << Math.min(made - 1, 20));
+          long delay = Math.max(modelJitter.nextLong(ceiling + 1), retryAfter);
+          if (remaining - 20 * MS < delay) {
+            expected = RetryRefusal.DEADLINE.code();
+          } else if (!RetryBudget.allows(
+              retryBudget.activeRequests(),
+              retryBudget.activeRetries(),
+              0.2,
+              retryBudget.minConcurrency())) {
+            expected = RetryRefusal.BUDGET.code();
+          } else {
+            expected = delay;
+          }
+        }
+        BudgetSlot slot = new BudgetSlot();
+        long decision = p.decide(made, local, retryAfter, remaining, slot);
+        assertThat(decision).as("seed %d step %d", seed, step).isEqualTo(expected);
+        assertThat(slot.isHeld()).isEqualTo(RetryPolicy.isRetry(decision));
+        if (slot.isHeld()) {
+          held.add(slot);
+        }
+        assertThat(retryBudget.activeRetries())
+            .as("seed %d step %d", seed, step)
+            .isEqualTo(held.size())
+            .isLessThanOrEqualTo(
+                Math.max(
+                    retryBudget.minConcurrency(), (long) (retryBudget.activeRequests() * 0.2)));
+      }
+    }
   }
 }
