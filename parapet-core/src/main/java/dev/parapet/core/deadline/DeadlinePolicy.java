@@ -60,8 +60,10 @@ public final class DeadlinePolicy {
   /** Time origin work may still use: remaining minus the reserve; may be negative. */
   public long usableNanos(long expiresAtNanos, long nowNanos) {
     long remaining = Deadline.remainingNanos(expiresAtNanos, nowNanos);
-    // remaining is within +-MAX_BUDGET_NANOS of a valid deadline: no overflow here.
-    return remaining - reserveNanos;
+    long usable = remaining - reserveNanos;
+    // reserve >= 0, so only a remaining near Long.MIN_VALUE (a deadline centuries past) can
+    // overflow, and only downwards: saturate instead of wrapping to "plenty of time".
+    return usable > remaining ? Long.MIN_VALUE : usable;
   }
 
   /**

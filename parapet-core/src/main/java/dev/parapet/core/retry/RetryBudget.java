@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RetryBudget {
   private static final long REQUEST = 1L << 32;
   private static final long RETRY_MASK = REQUEST - 1;
+  private static final long PPM = 1_000_000L;
 
   private final double ratio;
+  private final long ratioPpm;
   private final int minConcurrency;
   private final AtomicLong state = new AtomicLong();
   private final AtomicLong misuses = new AtomicLong();
@@ -44,6 +46,7 @@ public final class RetryBudget {
           "minConcurrency : " + minConcurrency + " (expected: >= 0)");
     }
     this.ratio = ratio;
+    this.ratioPpm = toPpm(ratio);
     this.minConcurrency = minConcurrency;
   }
 
@@ -63,8 +66,19 @@ public final class RetryBudget {
    */
   public static boolean allows(
       long activeRequests, long activeRetries, double ratio, int minConcurrency) {
-    long byRatio = (long) (activeRequests * ratio);
+    return allowsPpm(activeRequests, activeRetries, toPpm(ratio), minConcurrency);
+  }
+
+  // The ratio in millionths: exact for percentages (0.29 * 100 is 28.999... in doubles), and
+  // integer arithmetic on the hot path. Requests < 2^32, ppm <= 10^6: the product fits a long.
+  private static boolean allowsPpm(
+      long activeRequests, long activeRetries, long ratioPpm, int minConcurrency) {
+    long byRatio = activeRequests * ratioPpm / PPM;
     return activeRetries + 1 <= Math.max(minConcurrency, byRatio);
+  }
+
+  private static long toPpm(double ratio) {
+    return Math.round(ratio * PPM);
   }
 
   /** Counts a request that may retry; pair with exactly one {@link #requestFinished()}. */
@@ -96,7 +110,7 @@ public final class RetryBudget {
   public boolean tryAcquire(BudgetSlot slot) {
     while (true) {
       long s = state.get();
-      if (!allows(s >>> 32, s & RETRY_MASK, ratio, minConcurrency)) {
+      if (!allowsPpm(s >>> 32, s & RETRY_MASK, ratioPpm, minConcurrency)) {
         return false;
       }
       if (state.compareAndSet(s, s + 1)) {

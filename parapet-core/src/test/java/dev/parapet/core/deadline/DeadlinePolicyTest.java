@@ -49,6 +49,15 @@ class DeadlinePolicyTest {
   }
 
   @Test
+  void deadlineFarInThePastNeverWrapsToPlentyOfTime() {
+    long expiresAt = Long.MIN_VALUE + 10;
+    long now = 0; // remaining = MIN + 10: minus the reserve would wrap to a huge positive
+    assertThat(policy.usableNanos(expiresAt, now)).isEqualTo(Long.MIN_VALUE);
+    assertThat(policy.attemptTimeoutNanos(expiresAt, 1_000 * MS, now))
+        .isEqualTo(DeadlinePolicy.EXHAUSTED);
+  }
+
+  @Test
   void incomingHeaderOfZeroFailsFast() {
     long budget = DeadlinePolicy.requestBudgetNanos(8_000 * MS, DeadlineHeader.parseNanos("0"));
     long expiresAt = Deadline.expiresAt(budget, 7);

@@ -34,6 +34,13 @@ class RetryBudgetTest {
   }
 
   @Test
+  void percentagesAreExactNotFloatingPoint() {
+    // 0.29 * 100 is 28.999999999999996 in doubles: the budget still allows 29
+    assertThat(RetryBudget.allows(100, 28, 0.29, 0)).isTrue();
+    assertThat(RetryBudget.allows(100, 29, 0.29, 0)).isFalse();
+  }
+
+  @Test
   void floorAppliesWithoutTraffic() {
     RetryBudget budget = RetryBudget.withDefaults();
     List<BudgetSlot> slots = new ArrayList<>();
@@ -122,9 +129,9 @@ class RetryBudgetTest {
   void randomSequencesMatchReferenceAndNeverExceedBudget() {
     for (long seed = 1; seed <= 200; seed++) {
       RandomSource random = RandomSource.seeded(seed);
-      double ratio = random.nextLong(101) / 100.0;
+      long percent = random.nextLong(101);
       int min = (int) random.nextLong(8);
-      RetryBudget budget = new RetryBudget(ratio, min);
+      RetryBudget budget = new RetryBudget(percent / 100.0, min);
       long modelRequests = 0;
       long modelRetries = 0;
       List<BudgetSlot> held = new ArrayList<>();
@@ -137,8 +144,8 @@ class RetryBudgetTest {
           budget.requestFinished();
           modelRequests = Math.max(0, modelRequests - 1);
         } else if (op == 2 || op == 3) {
-          boolean expected =
-              modelRetries + 1 <= Math.max(min, (long) Math.floor(modelRequests * ratio));
+          long limit = Math.max(min, modelRequests * percent / 100); // exact, in whole percent
+          boolean expected = modelRetries + 1 <= limit;
           BudgetSlot slot = new BudgetSlot();
           boolean granted = budget.tryAcquire(slot);
           assertThat(granted)
@@ -149,7 +156,7 @@ class RetryBudgetTest {
             held.add(slot);
             assertThat(modelRetries)
                 .as("seed %d step %d budget exceeded", seed, step)
-                .isLessThanOrEqualTo(Math.max(min, (long) (modelRequests * ratio)));
+                .isLessThanOrEqualTo(limit);
           }
         } else if (!held.isEmpty()) {
           BudgetSlot slot = held.remove((int) random.nextLong(held.size()));
