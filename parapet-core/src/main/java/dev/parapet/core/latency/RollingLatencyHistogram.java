@@ -52,6 +52,7 @@ public final class RollingLatencyHistogram {
   private final long originNanos;
   private final AtomicLongArray epochs;
   private final AtomicIntegerArray counts;
+  private volatile long epochHint;
 
   /**
    * Creates an empty histogram.
@@ -171,7 +172,18 @@ public final class RollingLatencyHistogram {
 
   private long epochOf(long nowNanos) {
     // Subtraction first: wrap-safe for any nanoTime origin within 292 years.
-    return Math.floorDiv(nowNanos - originNanos, sliceNanos);
+    long sinceOrigin = nowNanos - originNanos;
+    // Nearly every call falls in the same slice as the previous one: check the hint with a
+    // multiply and a compare instead of a 64-bit division (tens of cycles). The hint is only a
+    // hint: any value is safe, a racing writer just costs the next caller one division.
+    long hint = epochHint;
+    long offset = sinceOrigin - hint * sliceNanos;
+    if (offset >= 0 && offset < sliceNanos) {
+      return hint;
+    }
+    long epoch = Math.floorDiv(sinceOrigin, sliceNanos);
+    epochHint = epoch;
+    return epoch;
   }
 
   private int slotOf(long epoch) {
