@@ -1,11 +1,11 @@
 package dev.parapet.core.hedge;
 
+import dev.parapet.core.latency.CachedQuantile;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.retry.BudgetSlot;
 import dev.parapet.core.retry.ExtraLoadBudget;
 import dev.parapet.core.time.Durations;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Hedged requests (Dean and Barroso, "The Tail at Scale", 2013; seed 001): when the first attempt
@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       is spent only on hedges actually sent, not on every request that could have hedged.
  * </ol>
  *
- * <p>The p95 is cached and recomputed at most every {@code refresh} (default 100 ms, by one caller
- * that wins a CAS), because a quantile scans the histogram; both calls are then a few reads and
- * CASes, allocation-free. The breaker is passed in as a boolean so this class stays independent of
- * the breaker's implementation.
+ * <p>The p95 is a {@link CachedQuantile}, recomputed at most every {@code refresh} (default 100 ms,
+ * by one caller that wins a CAS), because a quantile scans the histogram; both calls are then a few
+ * reads and CASes, allocation-free. The breaker is passed in as a boolean so this class stays
+ * independent of the breaker's implementation.
  */
 public final class HedgePolicy {
   /** {@link #delayNanos} when no hedge should be armed. */
@@ -37,18 +37,10 @@ public final class HedgePolicy {
   /** Hedges per request: "never more than one hedge per client request" (seed 001). */
   public static final int MAX_HEDGES = 1;
 
-  private static final long UNKNOWN = Long.MIN_VALUE;
-
-  private final RollingLatencyHistogram latencies;
-  private final double quantile;
+  private final CachedQuantile quantile;
   private final long minDelayNanos;
-  private final int minSamples;
-  private final long refreshNanos;
   private final HedgeRateBudget rate;
   private final ExtraLoadBudget extraLoad;
-
-  private volatile long cachedDelay = UNKNOWN;
-  private final AtomicLong nextRefresh = new AtomicLong();
 
   /**
    * Creates a policy.
@@ -67,17 +59,8 @@ public final class HedgePolicy {
       Duration refresh,
       HedgeRateBudget rate,
       ExtraLoadBudget extraLoad) {
-    if (!(quantile > 0.0 && quantile <= 1.0)) {
-      throw new IllegalArgumentException("quantile : " + quantile + " (expected: in (0, 1])");
-    }
-    if (minSamples < 1) {
-      throw new IllegalArgumentException("minSamples : " + minSamples + " (expected: >= 1)");
-    }
-    this.latencies = latencies;
-    this.quantile = quantile;
+    this.quantile = new CachedQuantile(latencies, quantile, minSamples, refresh);
     this.minDelayNanos = Durations.nonNegativeNanos("minDelay", minDelay);
-    this.minSamples = minSamples;
-    this.refreshNanos = Durations.positiveNanos("refresh", refresh);
     this.rate = rate;
     this.extraLoad = extraLoad;
   }
@@ -107,25 +90,7 @@ public final class HedgePolicy {
 
   /** How long to wait before hedging a request starting now, or {@link #NO_HEDGE}. */
   public long delayNanos(long nowNanos) {
-    long cached = cachedDelay;
-    long next = nextRefresh.get();
-    if (cached == UNKNOWN) {
-      nextRefresh.set(nowNanos + refreshNanos);
-      return refresh(nowNanos);
-    }
-    if (nowNanos - next >= 0 && nextRefresh.compareAndSet(next, nowNanos + refreshNanos)) {
-      return refresh(nowNanos);
-    }
-    return cached;
-  }
-
-  private long refresh(long nowNanos) {
-    long delay =
-        latencies.count(nowNanos) < minSamples
-            ? NO_HEDGE
-            : delayFor(latencies.quantile(quantile, nowNanos), minDelayNanos);
-    cachedDelay = delay;
-    return delay;
+    return delayFor(quantile.nanos(nowNanos), minDelayNanos);
   }
 
   /**
