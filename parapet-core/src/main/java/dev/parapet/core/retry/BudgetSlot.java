@@ -28,7 +28,8 @@ public final class BudgetSlot {
   @SuppressWarnings("unused") // accessed through HOLDER
   private volatile @Nullable RetryBudget holder;
 
-  // Plain field: only used to attribute a double release to a budget for the misuse counter.
+  // Attributes a double release to a budget for its misuse counter. Plain, but written before the
+  // CAS that publishes the holder, so whoever sees that CAS (every later release) sees it too.
   private @Nullable RetryBudget lastHolder;
 
   /** A free slot. */
@@ -52,12 +53,15 @@ public final class BudgetSlot {
       }
       return false;
     }
-    lastHolder = h;
     h.releaseOne();
     return true;
   }
 
   boolean claim(RetryBudget budget) {
+    if (holder != null) {
+      return false; // held: do not touch lastHolder, the holder's budget owns the slot
+    }
+    lastHolder = budget;
     return HOLDER.compareAndSet(this, null, budget);
   }
 }

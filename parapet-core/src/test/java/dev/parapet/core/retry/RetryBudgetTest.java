@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.parapet.core.time.RandomSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -238,5 +240,44 @@ class RetryBudgetTest {
         .isPositive();
     assertThat(budget.activeRetries()).isZero();
     assertThat(budget.misuses()).isZero();
+  }
+
+  /** Two threads releasing the same slot at once: exactly one wins, the other is misuse. */
+  @Test
+  void racingReleasesGiveBackExactlyOnce() throws Exception {
+    RetryBudget budget = RetryBudget.withDefaults();
+    BudgetSlot slot = new BudgetSlot();
+    int rounds = 2_000;
+    CyclicBarrier start = new CyclicBarrier(3);
+    CyclicBarrier end = new CyclicBarrier(3);
+    AtomicInteger wins = new AtomicInteger();
+    Runnable releaser =
+        () -> {
+          try {
+            for (int i = 0; i < rounds; i++) {
+              start.await();
+              if (slot.release()) {
+                wins.incrementAndGet();
+              }
+              end.await();
+            }
+          } catch (InterruptedException | BrokenBarrierException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
+    Thread a = new Thread(releaser);
+    Thread b = new Thread(releaser);
+    a.start();
+    b.start();
+    for (int i = 0; i < rounds; i++) {
+      assertThat(budget.tryAcquire(slot)).isTrue();
+      start.await();
+      end.await();
+      assertThat(budget.activeRetries()).as("round %d", i).isZero();
+    }
+    a.join();
+    b.join();
+    assertThat(wins.get()).isEqualTo(rounds);
+    assertThat(budget.misuses()).isEqualTo(rounds);
   }
 }
