@@ -1,0 +1,39 @@
+package dev.parapet.core.retry;
+
+/**
+ * Why {@link RetryPolicy#decide} refused a retry. The decision itself is a {@code long} (a delay,
+ * or one of these codes, all negative) so the check allocates nothing; this enum names the code for
+ * metrics ({@code parapet_retries_total{result}}) and logs.
+ */
+public enum RetryRefusal {
+  /** The failure was a local rejection (open breaker, shed, pool full): never retried. */
+  LOCAL_REJECTION(-1L),
+  /** The request already made {@code maxAttempts} attempts. */
+  ATTEMPTS_EXHAUSTED(-2L),
+  /** The delay (backoff or Retry-After) leaves less than {@code minUseful} of the deadline. */
+  DEADLINE(-3L),
+  /** The retry budget is full. */
+  BUDGET(-4L);
+
+  private final long code;
+
+  RetryRefusal(long code) {
+    this.code = code;
+  }
+
+  /** The negative value {@link RetryPolicy#decide} returns for this refusal. */
+  public long code() {
+    return code;
+  }
+
+  /** The refusal a negative decision stands for. */
+  public static RetryRefusal of(long decision) {
+    for (RetryRefusal r : values()) {
+      if (r.code == decision) {
+        return r;
+      }
+    }
+    throw new IllegalArgumentException(
+        "decision : " + decision + " (expected: one of -1, -2, -3, -4)");
+  }
+}
