@@ -35,12 +35,14 @@ public final class OutcomeClassifier {
     return new OutcomeClassifier(failureStatuses, threshold);
   }
 
-  /** Classifies a response with {@code status} that took {@code latencyNanos}. */
-  public Outcome classifyResponse(int status, long latencyNanos) {
+  /**
+   * Classifies a response with {@code status} that took {@code latencyNanos}, at {@code nowNanos}.
+   */
+  public Outcome classifyResponse(int status, long latencyNanos, long nowNanos) {
     if (failureStatuses.contains(status)) {
       return Outcome.FAILURE_STATUS;
     }
-    if (latencyNanos > slow.thresholdNanos()) {
+    if (latencyNanos > slow.thresholdNanos(nowNanos)) {
       return Outcome.SLOW;
     }
     return Outcome.SUCCESS;

@@ -15,16 +15,16 @@ class OutcomeClassifierTest {
   void defaultFailureStatusesAreDesignMd() {
     OutcomeClassifier c = OutcomeClassifier.standard();
     for (int s : new int[] {500, 502, 503, 504, 429}) {
-      assertThat(c.classifyResponse(s, MS)).as("status %d", s).isEqualTo(Outcome.FAILURE_STATUS);
+      assertThat(c.classifyResponse(s, MS, 0)).as("status %d", s).isEqualTo(Outcome.FAILURE_STATUS);
     }
     for (int s : new int[] {200, 204, 301, 304, 400, 404, 501, 505}) {
-      assertThat(c.classifyResponse(s, MS)).as("status %d", s).isEqualTo(Outcome.SUCCESS);
+      assertThat(c.classifyResponse(s, MS, 0)).as("status %d", s).isEqualTo(Outcome.SUCCESS);
     }
   }
 
   @Test
   void promptNotFoundIsAHealthyOrigin() {
-    assertThat(OutcomeClassifier.standard().classifyResponse(404, 3 * MS).kind())
+    assertThat(OutcomeClassifier.standard().classifyResponse(404, 3 * MS, 0).kind())
         .isEqualTo(Outcome.Kind.SUCCESS);
   }
 
@@ -45,24 +45,28 @@ class OutcomeClassifierTest {
     OutcomeClassifier c =
         OutcomeClassifier.standard()
             .withSlowCalls(SlowCallThreshold.absolute(Duration.ofMillis(500)));
-    assertThat(c.classifyResponse(200, 500 * MS)).isEqualTo(Outcome.SUCCESS);
-    assertThat(c.classifyResponse(200, 501 * MS)).isEqualTo(Outcome.SLOW);
+    assertThat(c.classifyResponse(200, 500 * MS, 0)).isEqualTo(Outcome.SUCCESS);
+    assertThat(c.classifyResponse(200, 501 * MS, 0)).isEqualTo(Outcome.SLOW);
     // a failing status stays a failure however slow
-    assertThat(c.classifyResponse(503, 5_000 * MS)).isEqualTo(Outcome.FAILURE_STATUS);
+    assertThat(c.classifyResponse(503, 5_000 * MS, 0)).isEqualTo(Outcome.FAILURE_STATUS);
   }
 
   @Test
   void relativeSlowThresholdFollowsThePercentileWithAFloor() {
-    AtomicLong p95 = new AtomicLong(0);
+    AtomicLong p95 = new AtomicLong(-1);
     OutcomeClassifier c =
         OutcomeClassifier.standard()
-            .withSlowCalls(SlowCallThreshold.relative(3.0, p95::get, Duration.ofMillis(100)));
-    // unknown percentile: the floor applies
-    assertThat(c.classifyResponse(200, 101 * MS)).isEqualTo(Outcome.SLOW);
+            .withSlowCalls(
+                SlowCallThreshold.relative(3.0, now -> p95.get(), Duration.ofMillis(100)));
+    // unknown percentile: nothing is slow (an unknown baseline is not evidence)
+    assertThat(c.classifyResponse(200, 10_000 * MS, 0)).isEqualTo(Outcome.SUCCESS);
     p95.set(
         180 * MS); // seed 001: "exceed your p95 by 3x (e.g., over 600ms when your p95 is 180ms)"
-    assertThat(c.classifyResponse(200, 540 * MS)).isEqualTo(Outcome.SUCCESS);
-    assertThat(c.classifyResponse(200, 541 * MS)).isEqualTo(Outcome.SLOW);
+    assertThat(c.classifyResponse(200, 540 * MS, 0)).isEqualTo(Outcome.SUCCESS);
+    assertThat(c.classifyResponse(200, 541 * MS, 0)).isEqualTo(Outcome.SLOW);
+    p95.set(2 * MS); // a very fast origin: the floor applies
+    assertThat(c.classifyResponse(200, 100 * MS, 0)).isEqualTo(Outcome.SUCCESS);
+    assertThat(c.classifyResponse(200, 101 * MS, 0)).isEqualTo(Outcome.SLOW);
   }
 
   @Test
@@ -77,7 +81,7 @@ class OutcomeClassifierTest {
     assertThat(s.contains(700)).isFalse();
     assertThat(StatusSet.none().contains(500)).isFalse();
     OutcomeClassifier c = OutcomeClassifier.standard().withFailureStatuses(s);
-    assertThat(c.classifyResponse(501, MS)).isEqualTo(Outcome.FAILURE_STATUS);
+    assertThat(c.classifyResponse(501, MS, 0)).isEqualTo(Outcome.FAILURE_STATUS);
   }
 
   @Test
@@ -90,7 +94,7 @@ class OutcomeClassifierTest {
 
   @Test
   void relativeThresholdRejectsNonsense() {
-    assertThatThrownBy(() -> SlowCallThreshold.relative(0.5, () -> 1, Duration.ofMillis(1)))
-        .hasMessage("slow.threshold multiplier : 0.5 (expected: >= 1)");
+    assertThatThrownBy(() -> SlowCallThreshold.relative(0.5, now -> 1, Duration.ofMillis(1)))
+        .hasMessage("slow.threshold multiplier : 0.5 (expected: in [1, 1000])");
   }
 }

@@ -6,7 +6,7 @@ import dev.parapet.core.breaker.ProbeMode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.outcome.SlowCallThreshold;
 import java.time.Duration;
-import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -92,10 +92,10 @@ public record BreakerConfig(
     record Relative(double multiplier, double quantile, Duration floor) implements SlowThreshold {}
 
     /**
-     * The core's threshold; {@code percentileNanos} supplies the origin's current {@code quantile}
-     * latency (unused for an absolute threshold).
+     * The core's threshold; {@code percentileNanos} gives the origin's {@code quantile} latency at
+     * a time, negative while unknown (unused for an absolute threshold).
      */
-    default SlowCallThreshold toSlowCallThreshold(LongSupplier percentileNanos) {
+    default SlowCallThreshold toSlowCallThreshold(LongUnaryOperator percentileNanos) {
       return switch (this) {
         case Absolute a -> SlowCallThreshold.absolute(a.threshold());
         case Relative r -> SlowCallThreshold.relative(r.multiplier(), percentileNanos, r.floor());

@@ -1,7 +1,8 @@
 package dev.parapet.proxy.runtime;
 
+import dev.parapet.core.latency.CachedQuantile;
+import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
-import dev.parapet.core.outcome.SlowCallThreshold;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
@@ -18,6 +19,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,7 +33,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not yet wired (their issues are open): admission control, overload, cache, retries, hedging,
  * outlier ejection, health checks and fallback pools are parsed and validated but not acted on;
- * synthetic probes ({@code breaker.probe}) are refused at start-up rather than silently ignored.
+ * synthetic probes ({@code breaker.probe}) are refused at start-up rather than silently ignored. A
+ * route's own {@code breaker.slow} override applies to its breaker's rates only: slow calls are
+ * classified by the origin's threshold.
  */
 public final class ProxyRuntime implements AutoCloseable {
   private final ProxyServer proxy;
@@ -53,7 +57,13 @@ public final class ProxyRuntime implements AutoCloseable {
       throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
     ProxyServer proxy =
-        new ProxyServer(settings(config), routes(config), origins(config), ticker, random, threads);
+        new ProxyServer(
+            settings(config),
+            routes(config),
+            origins(config, ticker.read()),
+            ticker,
+            random,
+            threads);
     proxy.start();
     AdminServer admin;
     try {
@@ -136,10 +146,11 @@ public final class ProxyRuntime implements AutoCloseable {
     return routes;
   }
 
-  static List<OriginSettings> origins(ProxyConfig c) {
+  static List<OriginSettings> origins(ProxyConfig c, long nowNanos) {
     List<OriginSettings> origins = new ArrayList<>();
     for (OriginConfig o : c.origins().values()) {
       refuseSyntheticProbes(o.breaker(), "origins." + o.name() + ".breaker.probe");
+      RollingLatencyHistogram latency = RollingLatencyHistogram.withDefaults(nowNanos);
       List<InetSocketAddress> hosts = new ArrayList<>();
       for (HostPort hp : o.hosts()) {
         hosts.add(address(hp));
@@ -155,23 +166,26 @@ public final class ProxyRuntime implements AutoCloseable {
               o.limits().maxRequests(),
               o.breaker().toBreakerPolicy(),
               o.breaker().scope(),
-              classifier(o.breaker())));
+              classifier(o.breaker(), latency),
+              latency));
     }
     return origins;
   }
 
-  static OutcomeClassifier classifier(BreakerConfig b) {
-    OutcomeClassifier standard = OutcomeClassifier.standard();
-    if (b.slow().threshold() instanceof BreakerConfig.SlowThreshold.Absolute a) {
-      return standard.withSlowCalls(SlowCallThreshold.absolute(a.threshold()));
-    }
-    BreakerConfig.SlowThreshold.Relative r =
-        (BreakerConfig.SlowThreshold.Relative) b.slow().threshold();
-    throw new IllegalArgumentException(
-        "breaker.slow.threshold : "
-            + r
-            + " (expected: an absolute duration; relative thresholds need the rolling latency"
-            + " quantiles, not yet wired into the proxy)");
+  /**
+   * Failure statuses are the core's defaults; the slow threshold is the breaker's, absolute or
+   * relative to the origin's own rolling quantile (at least 20 samples, refreshed every 100 ms).
+   */
+  static OutcomeClassifier classifier(BreakerConfig b, RollingLatencyHistogram latency) {
+    CachedQuantile quantile =
+        b.slow().threshold() instanceof BreakerConfig.SlowThreshold.Relative r
+            ? new CachedQuantile(latency, r.quantile(), 20, Duration.ofMillis(100))
+            : null;
+    return OutcomeClassifier.standard()
+        .withSlowCalls(
+            b.slow()
+                .threshold()
+                .toSlowCallThreshold(quantile == null ? now -> -1L : quantile::nanos));
   }
 
   private static void refuseSyntheticProbes(BreakerConfig b, String path) {

@@ -561,7 +561,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         long now = px.ticker.read();
         outcome =
-            pool.settings().classifier().classifyResponse(resp.status().code(), now - sentNanos);
+            pool.settings()
+                .classifier()
+                .classifyResponse(resp.status().code(), now - sentNanos, now);
+        pool.settings().latency().record(now - sentNanos, now);
         originKeepAlive = HttpUtil.isKeepAlive(resp);
         DefaultHttpResponse out =
             new DefaultHttpResponse(HttpVersion.HTTP_1_1, resp.status(), resp.headers().copy());

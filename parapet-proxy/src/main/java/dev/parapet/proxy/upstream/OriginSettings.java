@@ -2,6 +2,7 @@ package dev.parapet.proxy.upstream;
 
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -21,6 +22,8 @@ import java.util.Objects;
  * @param breaker the breaker policy for this pool's scopes
  * @param breakerScope whether a breaker covers the pool, each route, or each host
  * @param classifier how attempts are classified (failure statuses, slow threshold)
+ * @param latency the origin's rolling response-head latency: fed by every attempt, read by a
+ *     relative slow-call threshold (and hedging)
  */
 public record OriginSettings(
     String name,
@@ -32,7 +35,8 @@ public record OriginSettings(
     int maxRequests,
     BreakerPolicy breaker,
     Scope breakerScope,
-    OutcomeClassifier classifier) {
+    OutcomeClassifier classifier,
+    RollingLatencyHistogram latency) {
 
   public OriginSettings {
     Objects.requireNonNull(name, "name");
@@ -67,6 +71,7 @@ public record OriginSettings(
         4096,
         BreakerPolicy.defaults(),
         Scope.ROUTE,
-        OutcomeClassifier.standard());
+        OutcomeClassifier.standard(),
+        RollingLatencyHistogram.withDefaults(0));
   }
 }

@@ -127,9 +127,12 @@ class BreakerOverrideTest {
     BreakerConfig.SlowThreshold t = c.origin("api").breaker().slow().threshold();
     assertThat(t)
         .isEqualTo(new BreakerConfig.SlowThreshold.Relative(3.0, 0.95, Duration.ofMillis(200)));
-    // 3 x 100 ms p95 = 300 ms; a quiet origin (p95 0) uses the 200 ms floor.
-    assertThat(t.toSlowCallThreshold(() -> 100_000_000L).thresholdNanos()).isEqualTo(300_000_000L);
-    assertThat(t.toSlowCallThreshold(() -> 0L).thresholdNanos()).isEqualTo(200_000_000L);
+    // 3 x 100 ms p95 = 300 ms; a very fast origin (p95 1 ms) uses the 200 ms floor; while the
+    // quantile is unknown (negative) nothing is slow.
+    assertThat(t.toSlowCallThreshold(now -> 100_000_000L).thresholdNanos(0))
+        .isEqualTo(300_000_000L);
+    assertThat(t.toSlowCallThreshold(now -> 1_000_000L).thresholdNanos(0)).isEqualTo(200_000_000L);
+    assertThat(t.toSlowCallThreshold(now -> -1L).thresholdNanos(0)).isEqualTo(Long.MAX_VALUE);
     assertThat(
             ConfigValidationTest.errors(
                 """

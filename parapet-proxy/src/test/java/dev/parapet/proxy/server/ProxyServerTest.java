@@ -76,7 +76,8 @@ class ProxyServerTest {
         d.maxRequests(),
         smallBreaker(),
         Scope.ROUTE,
-        OutcomeClassifier.standard());
+        OutcomeClassifier.standard(),
+        d.latency());
   }
 
   private ProxyServer proxy(

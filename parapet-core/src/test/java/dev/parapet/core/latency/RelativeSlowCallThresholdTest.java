@@ -3,20 +3,22 @@ package dev.parapet.core.latency;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parapet.core.outcome.SlowCallThreshold;
 import dev.parapet.core.time.ManualTicker;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class SlowCallThresholdTest {
+/** The outcome model's relative slow-call threshold driven by a real {@link CachedQuantile}. */
+class RelativeSlowCallThresholdTest {
   private static final long MS = 1_000_000L;
 
   @Test
   void absoluteThreshold() {
     SlowCallThreshold slow = SlowCallThreshold.absolute(Duration.ofMillis(500));
-    assertThat(slow.isSlow(500 * MS, 0)).isFalse();
-    assertThat(slow.isSlow(500 * MS + 1, 0)).isTrue();
+    assertThat((500 * MS > slow.thresholdNanos(0))).isFalse();
+    assertThat((500 * MS + 1 > slow.thresholdNanos(0))).isTrue();
   }
 
   @ParameterizedTest
@@ -25,16 +27,16 @@ class SlowCallThresholdTest {
     ManualTicker ticker = new ManualTicker(start);
     RollingLatencyHistogram h = RollingLatencyHistogram.withDefaults(start);
     CachedQuantile p95 = new CachedQuantile(h, 0.95, 20, Duration.ofMillis(100));
-    SlowCallThreshold slow = SlowCallThreshold.relative(p95, 3.0, Duration.ofMillis(20));
-    assertThat(slow.isSlow(10_000 * MS, ticker.read())).as("no baseline yet").isFalse();
+    SlowCallThreshold slow = SlowCallThreshold.relative(3.0, p95::nanos, Duration.ofMillis(20));
+    assertThat((10_000 * MS > slow.thresholdNanos(ticker.read()))).as("no baseline yet").isFalse();
     for (int i = 1; i <= 100; i++) {
       h.record(2 * i * MS, ticker.read()); // p95 = 190 ms
     }
     ticker.advance(100 * MS); // crosses Long.MAX_VALUE for the second start: cache refreshes
     long threshold = slow.thresholdNanos(ticker.read());
     assertThat(threshold).isBetween(3 * 187 * MS, 3 * 193 * MS);
-    assertThat(slow.isSlow(threshold, ticker.read())).isFalse();
-    assertThat(slow.isSlow(threshold + 1, ticker.read())).isTrue();
+    assertThat((threshold > slow.thresholdNanos(ticker.read()))).isFalse();
+    assertThat((threshold + 1 > slow.thresholdNanos(ticker.read()))).isTrue();
   }
 
   @Test
@@ -45,9 +47,11 @@ class SlowCallThresholdTest {
     }
     SlowCallThreshold slow =
         SlowCallThreshold.relative(
-            new CachedQuantile(h, 0.95, 20, Duration.ofMillis(100)), 3.0, Duration.ofMillis(20));
+            3.0,
+            new CachedQuantile(h, 0.95, 20, Duration.ofMillis(100))::nanos,
+            Duration.ofMillis(20));
     assertThat(slow.thresholdNanos(0)).isEqualTo(20 * MS);
-    assertThat(slow.isSlow(7 * MS, 0)).isFalse();
+    assertThat((7 * MS > slow.thresholdNanos(0))).isFalse();
   }
 
   @Test
@@ -69,11 +73,11 @@ class SlowCallThresholdTest {
   void rejectsBadConfiguration() {
     RollingLatencyHistogram h = RollingLatencyHistogram.withDefaults(0);
     CachedQuantile q = new CachedQuantile(h, 0.95, 20, Duration.ofMillis(100));
-    assertThatThrownBy(() -> SlowCallThreshold.relative(q, 0.5, Duration.ZERO))
-        .hasMessage("multiplier : 0.5 (expected: in [1, 1000])");
+    assertThatThrownBy(() -> SlowCallThreshold.relative(0.5, q::nanos, Duration.ZERO))
+        .hasMessage("slow.threshold multiplier : 0.5 (expected: in [1, 1000])");
     assertThatThrownBy(() -> new CachedQuantile(h, 0.95, 0, Duration.ofMillis(100)))
         .hasMessage("minSamples : 0 (expected: >= 1)");
     assertThatThrownBy(() -> SlowCallThreshold.absolute(Duration.ZERO))
-        .hasMessage("threshold : PT0S (expected: > 0)");
+        .hasMessage("slow.threshold : PT0S (expected: > 0)");
   }
 }
