@@ -108,6 +108,19 @@ final class MappingReader {
     return node(key) != null;
   }
 
+  /**
+   * True when a required {@code key} is absent or null; false for an alias, which was already
+   * reported where it is written.
+   */
+  boolean missing(String key) {
+    if (mapping == null) {
+      return true;
+    }
+    YamlNode.Entry e = mapping.entries().get(key);
+    return e == null
+        || (e.value() instanceof YamlNode.Scalar s && s.kind() == YamlNode.Scalar.Kind.NULL);
+  }
+
   /** Where {@code key}'s value is, else where this block is. */
   YamlNode.Location location(String key) {
     YamlNode n = node(key);

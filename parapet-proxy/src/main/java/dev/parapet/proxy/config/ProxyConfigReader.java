@@ -372,13 +372,13 @@ final class ProxyConfigReader {
 
   private OriginConfig origin(String name, MappingReader o) {
     List<HostPort> hosts = new ArrayList<>();
-    if (!o.has("hosts")) {
+    if (o.missing("hosts")) {
       problems.add(
           ConfigProblem.error(
               o.path("hosts"),
               "required: a list of host:port like [127.0.0.1:9001]",
               o.location()));
-    } else {
+    } else if (o.has("hosts")) {
       List<YamlNode> items = o.list("hosts", "host:port");
       if (items.isEmpty() && !o.failed("hosts")) {
         o.error("hosts", "must have at least one host:port");
@@ -660,13 +660,13 @@ final class ProxyConfigReader {
       probePath = null;
     } else if (r.has("probe")) {
       MappingReader pr = r.mapping("probe", PROBE);
-      if (!pr.has("path")) {
+      if (pr.missing("path")) {
         problems.add(
             ConfigProblem.error(
                 pr.path("path"),
                 "required: the path synthetic probes request, like /healthz (or probe: off)",
                 pr.location()));
-      } else {
+      } else if (pr.has("path")) {
         String p = pr.string("path", "/healthz");
         if (!pr.failed("path") && !p.startsWith("/")) {
           pr.error("path", "must start with '/', was '" + p + "'");
@@ -921,7 +921,7 @@ final class ProxyConfigReader {
     }
     OriginConfig origin = null;
     String originName = "";
-    if (!r.has("origin")) {
+    if (r.missing("origin")) {
       problems.add(
           ConfigProblem.error(
               r.path("origin"),
@@ -929,7 +929,7 @@ final class ProxyConfigReader {
                   + (origins.isEmpty() ? "none" : String.join(", ", origins.keySet()))
                   + ")",
               r.location()));
-    } else {
+    } else if (r.has("origin")) {
       originName = r.string("origin", "");
       if (!r.failed("origin")) {
         origin = origins.get(originName);
