@@ -4,6 +4,7 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.outcome.StatusSet;
+import dev.parapet.proxy.config.MappingReader.ShareRange;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -306,8 +307,8 @@ final class ProxyConfigReader {
   private OverloadConfig overload(MappingReader r) {
     MappingReader h = r.mapping("heap", HEAP);
     OverloadConfig.Heap dh = OverloadConfig.Heap.DEFAULTS;
-    double shedLow = h.percent("shed_low", dh.shedLow(), 0, false, 1, true, true);
-    double stop = h.percent("stop_accepting", dh.stopAccepting(), 0, false, 1, true, true);
+    double shedLow = h.percentOrFraction("shed_low", dh.shedLow(), ShareRange.ABOVE_ZERO);
+    double stop = h.percentOrFraction("stop_accepting", dh.stopAccepting(), ShareRange.ABOVE_ZERO);
     if (!h.failed("shed_low", "stop_accepting") && stop <= shedLow) {
       h.error(
           "stop_accepting",
@@ -318,7 +319,8 @@ final class ProxyConfigReader {
     }
     MappingReader c = r.mapping("cpu", CPU);
     double cpuShedLow =
-        c.percent("shed_low", OverloadConfig.Cpu.DEFAULTS.shedLow(), 0, false, 1, true, true);
+        c.percentOrFraction(
+            "shed_low", OverloadConfig.Cpu.DEFAULTS.shedLow(), ShareRange.ABOVE_ZERO);
     return new OverloadConfig(
         new OverloadConfig.Heap(shedLow, stop), new OverloadConfig.Cpu(cpuShedLow));
   }
@@ -506,7 +508,7 @@ final class ProxyConfigReader {
     MappingReader b = r.mapping("budget", RETRY_BUDGET);
     RetryConfig.Budget budget =
         new RetryConfig.Budget(
-            b.percent("ratio", d.budget().ratio(), 0, true, 1, true, false),
+            b.percent("ratio", d.budget().ratio(), ShareRange.ANY),
             b.integer("min_concurrency", d.budget().minConcurrency(), 0, MAX_COUNT));
     MappingReader k = r.mapping("backoff", BACKOFF);
     Duration base = k.positiveDuration("base", d.backoff().base());
@@ -547,7 +549,7 @@ final class ProxyConfigReader {
               }
             });
     Duration minDelay = r.duration("min_delay", d.minDelay());
-    double budget = r.percent("budget", d.budget(), 0, false, 1, true, false);
+    double budget = r.percent("budget", d.budget(), ShareRange.ABOVE_ZERO);
     return new HedgeConfig(true, delay, minDelay, budget);
   }
 
@@ -589,7 +591,7 @@ final class ProxyConfigReader {
       buckets = (int) Math.max(1, Math.min(base.buckets(), window.toMillis()));
     }
     int minRequests = r.integer("min_requests", base.minRequests(), 1, MAX_COUNT);
-    double failureRate = r.percent("failure_rate", base.failureRate(), 0, false, 1, true, false);
+    double failureRate = r.percent("failure_rate", base.failureRate(), ShareRange.ABOVE_ZERO);
 
     MappingReader s = r.mapping("slow", SLOW);
     BreakerConfig.Slow bs = base.slow();
@@ -613,8 +615,8 @@ final class ProxyConfigReader {
     BreakerConfig.Slow slow =
         new BreakerConfig.Slow(
             threshold,
-            s.percent("weight", bs.weight(), 0, true, 1, true, true),
-            s.percent("rate", bs.rate(), 0, false, 1, true, false));
+            s.percentOrFraction("weight", bs.weight(), ShareRange.ANY),
+            s.percent("rate", bs.rate(), ShareRange.ABOVE_ZERO));
 
     MappingReader c = r.mapping("connect_failures", CONNECT_FAILURES);
     BreakerConfig.ConnectFailures connectFailures =
@@ -629,7 +631,7 @@ final class ProxyConfigReader {
       // Keep the merged result consistent, so a route inheriting it does not repeat the error.
       openMax = openBase.compareTo(base.open().max()) > 0 ? openBase : base.open().max();
     }
-    double jitter = o.percent("jitter", base.open().jitter(), 0, true, 1, false, false);
+    double jitter = o.percent("jitter", base.open().jitter(), ShareRange.BELOW_ALL);
 
     MappingReader h = r.mapping("half_open", HALF_OPEN);
     BreakerConfig.HalfOpen bh = base.halfOpen();
@@ -646,7 +648,7 @@ final class ProxyConfigReader {
     MappingReader rp = r.mapping("ramp", RAMP);
     BreakerConfig.Ramp ramp =
         new BreakerConfig.Ramp(
-            rp.percent("from", base.ramp().from(), 0, false, 1, true, false),
+            rp.percent("from", base.ramp().from(), ShareRange.ABOVE_ZERO),
             rp.duration("over", base.ramp().over()));
 
     MappingReader f = r.mapping("flapping", FLAPPING);
@@ -748,14 +750,14 @@ final class ProxyConfigReader {
     OutlierConfig d = OutlierConfig.DEFAULTS;
     int consecutive = r.integer("consecutive_5xx", d.consecutive5xx(), 0, 10_000);
     double failurePercentage =
-        r.percent("failure_percentage", d.failurePercentage(), 0, false, 1, true, false);
+        r.percent("failure_percentage", d.failurePercentage(), ShareRange.ABOVE_ZERO);
     int minRequests = r.integer("min_requests", d.minRequests(), 1, MAX_COUNT);
     Duration interval = r.positiveDuration("interval", d.interval());
     Duration baseEjection = r.positiveDuration("base_ejection", d.baseEjection());
     Duration maxEjection = r.positiveDuration("max_ejection", d.maxEjection());
     checkMinMax(
         r, "base_ejection", baseEjection, "max_ejection", maxEjection, "outlier.base_ejection");
-    double maxEjected = r.percent("max_ejected", d.maxEjected(), 0, true, 1, true, false);
+    double maxEjected = r.percent("max_ejected", d.maxEjected(), ShareRange.ANY);
     return new OutlierConfig(
         consecutive,
         failurePercentage,

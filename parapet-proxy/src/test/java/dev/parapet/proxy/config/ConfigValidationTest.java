@@ -315,6 +315,22 @@ class ConfigValidationTest {
   }
 
   @Test
+  void rangesArePrintedInTheFormTheValueWasWrittenIn() {
+    assertThat(
+            errors(
+                """
+                overload: {heap: {shed_low: 1.5}, cpu: {shed_low: 120%}}
+                origins:
+                  api: {hosts: [127.0.0.1:9001], breaker: {slow: {weight: 2}}}
+                routes: [{origin: api}]
+                """))
+        .containsExactly(
+            "overload.heap.shed_low: must be in (0, 1], was 1.5",
+            "overload.cpu.shed_low: must be in (0%, 100%], was 120%",
+            "origins.api.breaker.slow.weight: must be in [0, 1], was 2");
+  }
+
+  @Test
   void wrongShapesAreReported() {
     assertThat(
             errors(
