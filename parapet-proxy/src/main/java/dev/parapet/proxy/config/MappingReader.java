@@ -361,4 +361,22 @@ final class MappingReader {
     return node(key) instanceof YamlNode.Scalar s
         && (s.kind() == YamlNode.Scalar.Kind.FALSE || s.text().trim().equalsIgnoreCase("off"));
   }
+
+  /**
+   * Reports {@code max < min} at {@code maxKey}; true when they are in order (or already failed).
+   */
+  boolean checkOrder(String minKey, Duration min, String maxKey, Duration max, String minName) {
+    if (!failed(minKey, maxKey) && max.compareTo(min) < 0) {
+      error(
+          maxKey,
+          "must be >= "
+              + minName
+              + " ("
+              + HumanDuration.format(min)
+              + "), was "
+              + HumanDuration.format(max));
+      return false;
+    }
+    return true;
+  }
 }
