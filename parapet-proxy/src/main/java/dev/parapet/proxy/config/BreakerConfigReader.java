@@ -218,7 +218,7 @@ final class BreakerConfigReader {
   }
 
   /** Maps the core's "field : value (expected: X)" onto "path.field: must be X, was value". */
-  private static ConfigProblem coreProblem(MappingReader r, String coreMessage) {
+  static ConfigProblem coreProblem(MappingReader r, String coreMessage) {
     Matcher m = CORE_MESSAGE.matcher(coreMessage);
     if (m.matches()) {
       return ConfigProblem.error(
