@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Checks a configuration file and prints every error with its YAML path.",
-      "Exit status: 0 valid (warnings may be printed), 1 invalid, 2 file not readable."
+      "Exit status: 0 valid (warnings may be printed), 1 invalid, 2 file not readable or bad usage."
     })
 public final class ValidateCommand implements Callable<Integer> {
   /** The configuration is valid. */
