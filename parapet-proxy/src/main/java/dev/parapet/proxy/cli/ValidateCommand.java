@@ -6,6 +6,7 @@ import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.LoadedConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Checks a configuration file and prints every error with its YAML path.",
-      "Exit status: 0 valid (warnings may be printed), 1 invalid, 2 file not readable."
+      "Exit status: 0 valid (warnings may be printed), 1 invalid, 2 file not readable or bad usage."
     })
 public final class ValidateCommand implements Callable<Integer> {
   /** The configuration is valid. */
@@ -78,6 +79,10 @@ public final class ValidateCommand implements Callable<Integer> {
       }
       err.flush();
       return VALID;
+    } catch (CharacterCodingException e) {
+      err.println(file + ": cannot read: not UTF-8 text");
+      err.flush();
+      return UNREADABLE;
     } catch (NoSuchFileException e) {
       err.println(file + ": cannot read: no such file");
       err.flush();

@@ -85,6 +85,12 @@ public final class ConfigLoader {
       detail = firstLine(e.getOriginalMessage());
     }
     YamlNode.Location at = YamlTreeReader.location(e.getLocation());
+    if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException m
+        && m.getProblemMark() != null) {
+      at =
+          new YamlNode.Location(
+              m.getProblemMark().getLine() + 1, m.getProblemMark().getColumn() + 1);
+    }
     return new ConfigProblem(
         ConfigProblem.Severity.ERROR,
         "",

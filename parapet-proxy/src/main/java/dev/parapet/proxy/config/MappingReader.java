@@ -108,6 +108,19 @@ final class MappingReader {
     return node(key) != null;
   }
 
+  /**
+   * True when a required {@code key} is absent or null; false for an alias, which was already
+   * reported where it is written.
+   */
+  boolean missing(String key) {
+    if (mapping == null) {
+      return true;
+    }
+    YamlNode.Entry e = mapping.entries().get(key);
+    return e == null
+        || (e.value() instanceof YamlNode.Scalar s && s.kind() == YamlNode.Scalar.Kind.NULL);
+  }
+
   /** Where {@code key}'s value is, else where this block is. */
   YamlNode.Location location(String key) {
     YamlNode n = node(key);
@@ -216,19 +229,46 @@ final class MappingReader {
     return (int) v;
   }
 
-  /**
-   * A share in {@code [lo, hi]} with the given bound inclusiveness; written {@code 20%}, or as a
-   * fraction where {@code fractionAllowed}. The range in a message is in the form the value was
-   * written in.
-   */
-  double percent(
-      String key,
-      double base,
-      double lo,
-      boolean loInclusive,
-      double hi,
-      boolean hiInclusive,
-      boolean fractionAllowed) {
+  /** The bounds of a share, as the messages print them. */
+  enum ShareRange {
+    /** (0%, 100%]: a rate that must be able to trip. */
+    ABOVE_ZERO(false, true),
+    /** [0%, 100%]. */
+    ANY(true, true),
+    /** [0%, 100%): a jitter, which must leave something. */
+    BELOW_ALL(true, false);
+
+    private final boolean zeroIncluded;
+    private final boolean allIncluded;
+
+    ShareRange(boolean zeroIncluded, boolean allIncluded) {
+      this.zeroIncluded = zeroIncluded;
+      this.allIncluded = allIncluded;
+    }
+
+    boolean contains(double v) {
+      return (zeroIncluded ? v >= 0 : v > 0) && (allIncluded ? v <= 1 : v < 1);
+    }
+
+    /** {@code (0%, 100%]} for a value written as a percentage, {@code (0, 1]} for a fraction. */
+    String describe(boolean asPercent) {
+      return (zeroIncluded ? "[" : "(")
+          + (asPercent ? "0%, 100%" : "0, 1")
+          + (allIncluded ? "]" : ")");
+    }
+  }
+
+  /** A share written as a percentage ({@code 20%}), within {@code range}. */
+  double percent(String key, double base, ShareRange range) {
+    return share(key, base, range, false);
+  }
+
+  /** A share written as a percentage ({@code 85%}) or a fraction ({@code 0.85}). */
+  double percentOrFraction(String key, double base, ShareRange range) {
+    return share(key, base, range, true);
+  }
+
+  private double share(String key, double base, ShareRange range, boolean fractionAllowed) {
     YamlNode.Scalar s = scalar(key, "a percentage like 20%");
     if (s == null) {
       return base;
@@ -240,24 +280,9 @@ final class MappingReader {
       error(key, String.valueOf(e.getMessage()));
       return base;
     }
-    boolean loOk = loInclusive ? v >= lo : v > lo;
-    boolean hiOk = hiInclusive ? v <= hi : v < hi;
-    if (!loOk || !hiOk) {
-      boolean asPercent = s.text().trim().endsWith("%");
-      Function<Double, String> f =
-          asPercent
-              ? Percent::format
-              : x -> x == Math.rint(x) ? Long.toString(x.longValue()) : Double.toString(x);
-      error(
-          key,
-          "must be in "
-              + (loInclusive ? "[" : "(")
-              + f.apply(lo)
-              + ", "
-              + f.apply(hi)
-              + (hiInclusive ? "]" : ")")
-              + ", was "
-              + s.text().trim());
+    if (!range.contains(v)) {
+      String written = s.text().trim();
+      error(key, "must be in " + range.describe(written.endsWith("%")) + ", was " + written);
       return base;
     }
     return v;
@@ -335,5 +360,23 @@ final class MappingReader {
   boolean isOff(String key) {
     return node(key) instanceof YamlNode.Scalar s
         && (s.kind() == YamlNode.Scalar.Kind.FALSE || s.text().trim().equalsIgnoreCase("off"));
+  }
+
+  /**
+   * Reports {@code max < min} at {@code maxKey}; true when they are in order (or already failed).
+   */
+  boolean checkOrder(String minKey, Duration min, String maxKey, Duration max, String minName) {
+    if (!failed(minKey, maxKey) && max.compareTo(min) < 0) {
+      error(
+          maxKey,
+          "must be >= "
+              + minName
+              + " ("
+              + HumanDuration.format(min)
+              + "), was "
+              + HumanDuration.format(max));
+      return false;
+    }
+    return true;
   }
 }

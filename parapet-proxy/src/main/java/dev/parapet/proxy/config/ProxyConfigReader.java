@@ -1,9 +1,7 @@
 package dev.parapet.proxy.config;
 
-import dev.parapet.core.breaker.BreakerPolicy;
-import dev.parapet.core.breaker.Mode;
-import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.outcome.StatusSet;
+import dev.parapet.proxy.config.MappingReader.ShareRange;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -73,30 +71,6 @@ final class ProxyConfigReader {
   private static final Set<String> RETRY_BUDGET = keys("ratio", "min_concurrency");
   private static final Set<String> BACKOFF = keys("base", "max");
   private static final Set<String> HEDGE = keys("delay", "min_delay", "budget");
-  private static final Set<String> BREAKER =
-      keys(
-          "scope",
-          "mode",
-          "window",
-          "buckets",
-          "window_size",
-          "min_requests",
-          "failure_rate",
-          "slow",
-          "connect_failures",
-          "open",
-          "half_open",
-          "ramp",
-          "flapping",
-          "probe");
-  private static final Set<String> SLOW = keys("threshold", "weight", "rate", "floor");
-  private static final Set<String> CONNECT_FAILURES = keys("count", "within");
-  private static final Set<String> OPEN = keys("base", "max", "jitter");
-  private static final Set<String> HALF_OPEN =
-      keys("probes", "spacing", "required", "max_latency", "probe_timeout");
-  private static final Set<String> RAMP = keys("from", "over");
-  private static final Set<String> FLAPPING = keys("opens", "within");
-  private static final Set<String> PROBE = keys("path");
   private static final Set<String> OUTLIER =
       keys(
           "consecutive_5xx",
@@ -120,18 +94,17 @@ final class ProxyConfigReader {
       Pattern.compile(
           "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*");
   private static final Pattern PERCENTILE = Pattern.compile("p(\\d{1,2}(?:\\.\\d{1,3})?)");
-  private static final Pattern RELATIVE =
-      Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3})?)\\s*x\\s*p(\\d{1,2}(?:\\.\\d{1,3})?)");
-  private static final Pattern CORE_MESSAGE = Pattern.compile("(\\S+) : (.*) \\(expected: (.*)\\)");
   private static final int MAX_COUNT = 1_000_000;
 
   private final List<ConfigProblem> problems;
   private final Path baseDir;
   private final Map<String, YamlNode.Location> originKeys = new HashMap<>();
+  private final BreakerConfigReader breakers;
 
   ProxyConfigReader(List<ConfigProblem> problems, Path baseDir) {
     this.problems = problems;
     this.baseDir = baseDir;
+    this.breakers = new BreakerConfigReader(problems);
   }
 
   private static Set<String> keys(String... names) {
@@ -280,7 +253,7 @@ final class ProxyConfigReader {
     AdmissionConfig.RetryAfter dra = AdmissionConfig.RetryAfter.DEFAULTS;
     Duration raMin = ra.duration("min", dra.min());
     Duration raMax = ra.positiveDuration("max", dra.max());
-    checkMinMax(ra, "min", raMin, "max", raMax, "retry_after.min");
+    ra.checkOrder("min", raMin, "max", raMax, "retry_after.min");
     return new AdmissionConfig(
         new AdmissionConfig.Limit(algorithm, initial, min, max),
         new AdmissionConfig.Queue(queueMax, target, interval),
@@ -306,8 +279,8 @@ final class ProxyConfigReader {
   private OverloadConfig overload(MappingReader r) {
     MappingReader h = r.mapping("heap", HEAP);
     OverloadConfig.Heap dh = OverloadConfig.Heap.DEFAULTS;
-    double shedLow = h.percent("shed_low", dh.shedLow(), 0, false, 1, true, true);
-    double stop = h.percent("stop_accepting", dh.stopAccepting(), 0, false, 1, true, true);
+    double shedLow = h.percentOrFraction("shed_low", dh.shedLow(), ShareRange.ABOVE_ZERO);
+    double stop = h.percentOrFraction("stop_accepting", dh.stopAccepting(), ShareRange.ABOVE_ZERO);
     if (!h.failed("shed_low", "stop_accepting") && stop <= shedLow) {
       h.error(
           "stop_accepting",
@@ -318,7 +291,8 @@ final class ProxyConfigReader {
     }
     MappingReader c = r.mapping("cpu", CPU);
     double cpuShedLow =
-        c.percent("shed_low", OverloadConfig.Cpu.DEFAULTS.shedLow(), 0, false, 1, true, true);
+        c.percentOrFraction(
+            "shed_low", OverloadConfig.Cpu.DEFAULTS.shedLow(), ShareRange.ABOVE_ZERO);
     return new OverloadConfig(
         new OverloadConfig.Heap(shedLow, stop), new OverloadConfig.Cpu(cpuShedLow));
   }
@@ -372,13 +346,13 @@ final class ProxyConfigReader {
 
   private OriginConfig origin(String name, MappingReader o) {
     List<HostPort> hosts = new ArrayList<>();
-    if (!o.has("hosts")) {
+    if (o.missing("hosts")) {
       problems.add(
           ConfigProblem.error(
               o.path("hosts"),
               "required: a list of host:port like [127.0.0.1:9001]",
               o.location()));
-    } else {
+    } else if (o.has("hosts")) {
       List<YamlNode> items = o.list("hosts", "host:port");
       if (items.isEmpty() && !o.failed("hosts")) {
         o.error("hosts", "must have at least one host:port");
@@ -431,7 +405,8 @@ final class ProxyConfigReader {
     RetryConfig retry = retry(o.mapping("retry", RETRY));
     HedgeConfig hedge =
         o.has("hedge") && !o.isOff("hedge") ? hedge(o.switchedOn("hedge", HEDGE)) : HedgeConfig.OFF;
-    BreakerConfig breaker = breaker(o.mapping("breaker", BREAKER), BreakerConfig.DEFAULTS);
+    BreakerConfig breaker =
+        breakers.read(o.mapping("breaker", BreakerConfigReader.KEYS), BreakerConfig.DEFAULTS);
     OutlierConfig outlier = outlier(o.mapping("outlier", OUTLIER));
     HealthCheckConfig healthCheck =
         o.has("health_check") && !o.isOff("health_check")
@@ -506,12 +481,12 @@ final class ProxyConfigReader {
     MappingReader b = r.mapping("budget", RETRY_BUDGET);
     RetryConfig.Budget budget =
         new RetryConfig.Budget(
-            b.percent("ratio", d.budget().ratio(), 0, true, 1, true, false),
+            b.percent("ratio", d.budget().ratio(), ShareRange.ANY),
             b.integer("min_concurrency", d.budget().minConcurrency(), 0, MAX_COUNT));
     MappingReader k = r.mapping("backoff", BACKOFF);
     Duration base = k.positiveDuration("base", d.backoff().base());
     Duration max = k.positiveDuration("max", d.backoff().max());
-    checkMinMax(k, "base", base, "max", max, "backoff.base");
+    k.checkOrder("base", base, "max", max, "backoff.base");
     return new RetryConfig(attempts, on, budget, new RetryConfig.Backoff(base, max));
   }
 
@@ -547,215 +522,22 @@ final class ProxyConfigReader {
               }
             });
     Duration minDelay = r.duration("min_delay", d.minDelay());
-    double budget = r.percent("budget", d.budget(), 0, false, 1, true, false);
+    double budget = r.percent("budget", d.budget(), ShareRange.ABOVE_ZERO);
     return new HedgeConfig(true, delay, minDelay, budget);
-  }
-
-  /**
-   * Reads a breaker block over {@code base}: DESIGN.md's defaults for an origin, the origin's
-   * breaker for a route's overrides. Checks across fields run on the merged result.
-   */
-  private BreakerConfig breaker(MappingReader r, BreakerConfig base) {
-    Scope scope = r.choice("scope", base.scope(), Scope.values());
-    Mode mode = r.choice("mode", base.mode(), Mode.values());
-    BreakerPolicy.WindowKind kind = base.windowKind();
-    Duration window = base.window();
-    int windowSize = base.windowSize();
-    if (r.has("window") && r.has("window_size")) {
-      r.error(
-          "window_size",
-          "must not be set together with window: window: 10s is a time window,"
-              + " window_size: 100 a window of the last 100 calls");
-    } else if (r.has("window")) {
-      window = r.positiveDuration("window", base.window());
-      kind = BreakerPolicy.WindowKind.TIME;
-    } else if (r.has("window_size")) {
-      windowSize = r.integer("window_size", base.windowSize(), 1, MAX_COUNT);
-      kind = BreakerPolicy.WindowKind.COUNT;
-    }
-    int buckets = r.integer("buckets", base.buckets(), 1, 10_000);
-    if (kind == BreakerPolicy.WindowKind.TIME
-        && !r.failed("window", "buckets")
-        && window.toMillis() < buckets) {
-      r.error(
-          "buckets",
-          "must leave at least 1ms per bucket (window "
-              + HumanDuration.format(window)
-              + " allows at most "
-              + window.toMillis()
-              + "), was "
-              + buckets);
-      // Keep the merged result consistent, so a route inheriting it does not repeat the error.
-      buckets = (int) Math.max(1, Math.min(base.buckets(), window.toMillis()));
-    }
-    int minRequests = r.integer("min_requests", base.minRequests(), 1, MAX_COUNT);
-    double failureRate = r.percent("failure_rate", base.failureRate(), 0, false, 1, true, false);
-
-    MappingReader s = r.mapping("slow", SLOW);
-    BreakerConfig.Slow bs = base.slow();
-    Duration floor =
-        bs.threshold() instanceof BreakerConfig.SlowThreshold.Relative rel
-            ? rel.floor()
-            : BreakerConfig.SlowThreshold.DEFAULT_FLOOR;
-    floor = s.positiveDuration("floor", floor);
-    Duration floorFinal = floor;
-    BreakerConfig.SlowThreshold threshold = bs.threshold();
-    if (s.has("threshold")) {
-      threshold =
-          s.parsed(
-              "threshold",
-              bs.threshold(),
-              "a duration like 500ms or a multiple of a percentile like 3x p95",
-              text -> slowThreshold(text, floorFinal));
-    } else if (s.has("floor") && threshold instanceof BreakerConfig.SlowThreshold.Relative rel) {
-      threshold = new BreakerConfig.SlowThreshold.Relative(rel.multiplier(), rel.quantile(), floor);
-    }
-    BreakerConfig.Slow slow =
-        new BreakerConfig.Slow(
-            threshold,
-            s.percent("weight", bs.weight(), 0, true, 1, true, true),
-            s.percent("rate", bs.rate(), 0, false, 1, true, false));
-
-    MappingReader c = r.mapping("connect_failures", CONNECT_FAILURES);
-    BreakerConfig.ConnectFailures connectFailures =
-        new BreakerConfig.ConnectFailures(
-            c.integer("count", base.connectFailures().count(), 0, 10_000),
-            c.positiveDuration("within", base.connectFailures().within()));
-
-    MappingReader o = r.mapping("open", OPEN);
-    Duration openBase = o.positiveDuration("base", base.open().base());
-    Duration openMax = o.positiveDuration("max", base.open().max());
-    if (!checkMinMax(o, "base", openBase, "max", openMax, "open.base")) {
-      // Keep the merged result consistent, so a route inheriting it does not repeat the error.
-      openMax = openBase.compareTo(base.open().max()) > 0 ? openBase : base.open().max();
-    }
-    double jitter = o.percent("jitter", base.open().jitter(), 0, true, 1, false, false);
-
-    MappingReader h = r.mapping("half_open", HALF_OPEN);
-    BreakerConfig.HalfOpen bh = base.halfOpen();
-    int probes = h.integer("probes", bh.probes(), 1, 1000);
-    Duration spacing = h.duration("spacing", bh.spacing());
-    int required = h.integer("required", bh.required(), 1, 1000);
-    if (!h.failed("probes", "required") && required > probes) {
-      h.error("required", "must be in [1, half_open.probes (" + probes + ")], was " + required);
-      required = Math.min(bh.required(), probes);
-    }
-    Duration maxLatency = h.positiveDuration("max_latency", bh.maxLatency());
-    Duration probeTimeout = h.positiveDuration("probe_timeout", bh.probeTimeout());
-
-    MappingReader rp = r.mapping("ramp", RAMP);
-    BreakerConfig.Ramp ramp =
-        new BreakerConfig.Ramp(
-            rp.percent("from", base.ramp().from(), 0, false, 1, true, false),
-            rp.duration("over", base.ramp().over()));
-
-    MappingReader f = r.mapping("flapping", FLAPPING);
-    BreakerConfig.Flapping flapping =
-        new BreakerConfig.Flapping(
-            f.integer("opens", base.flapping().opens(), 1, 9_999),
-            f.positiveDuration("within", base.flapping().within()));
-
-    String probePath = base.probePath();
-    if (r.isOff("probe")) {
-      probePath = null;
-    } else if (r.has("probe")) {
-      MappingReader pr = r.mapping("probe", PROBE);
-      if (!pr.has("path")) {
-        problems.add(
-            ConfigProblem.error(
-                pr.path("path"),
-                "required: the path synthetic probes request, like /healthz (or probe: off)",
-                pr.location()));
-      } else {
-        String p = pr.string("path", "/healthz");
-        if (!pr.failed("path") && !p.startsWith("/")) {
-          pr.error("path", "must start with '/', was '" + p + "'");
-        } else if (!pr.failed("path")) {
-          probePath = p;
-        }
-      }
-    }
-
-    BreakerConfig result =
-        new BreakerConfig(
-            scope,
-            mode,
-            kind,
-            window,
-            buckets,
-            windowSize,
-            minRequests,
-            failureRate,
-            slow,
-            connectFailures,
-            new BreakerConfig.Open(openBase, openMax, jitter),
-            new BreakerConfig.HalfOpen(probes, spacing, required, maxLatency, probeTimeout),
-            ramp,
-            flapping,
-            probePath);
-    if (errorCount() == 0) {
-      // The core checks the same rules; a disagreement is still reported at a YAML path. Only on
-      // an otherwise clean file: after an error, fields hold fallback values the core may refuse.
-      try {
-        result.toBreakerPolicy();
-      } catch (IllegalArgumentException e) {
-        for (String part : String.valueOf(e.getMessage()).split("; ", -1)) {
-          problems.add(coreProblem(r, part));
-        }
-      }
-    }
-    return result;
-  }
-
-  /** Maps the core's "field : value (expected: X)" onto "path.field: must be X, was value". */
-  private static ConfigProblem coreProblem(MappingReader r, String coreMessage) {
-    Matcher m = CORE_MESSAGE.matcher(coreMessage);
-    if (m.matches()) {
-      return ConfigProblem.error(
-          r.path(m.group(1)), "must be " + m.group(3) + ", was " + m.group(2), r.location());
-    }
-    return ConfigProblem.error(r.path(), coreMessage, r.location());
-  }
-
-  private static BreakerConfig.SlowThreshold slowThreshold(String text, Duration floor) {
-    Matcher m = RELATIVE.matcher(text.trim().toLowerCase(Locale.ROOT));
-    if (m.matches()) {
-      double multiplier = Double.parseDouble(m.group(1));
-      double quantile = Double.parseDouble(m.group(2)) / 100.0;
-      if (multiplier < 1.0 || quantile <= 0) {
-        throw new IllegalArgumentException(
-            "must be a multiple >= 1 of a percentile like 3x p95, was '" + text + "'");
-      }
-      return new BreakerConfig.SlowThreshold.Relative(multiplier, quantile, floor);
-    }
-    Duration d;
-    try {
-      d = HumanDuration.parse(text);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "must be a duration like 500ms or a multiple of a percentile like 3x p95, was '"
-              + text
-              + "'",
-          e);
-    }
-    if (d.isZero()) {
-      throw new IllegalArgumentException("must be > 0s, was 0s");
-    }
-    return new BreakerConfig.SlowThreshold.Absolute(d);
   }
 
   private OutlierConfig outlier(MappingReader r) {
     OutlierConfig d = OutlierConfig.DEFAULTS;
     int consecutive = r.integer("consecutive_5xx", d.consecutive5xx(), 0, 10_000);
     double failurePercentage =
-        r.percent("failure_percentage", d.failurePercentage(), 0, false, 1, true, false);
+        r.percent("failure_percentage", d.failurePercentage(), ShareRange.ABOVE_ZERO);
     int minRequests = r.integer("min_requests", d.minRequests(), 1, MAX_COUNT);
     Duration interval = r.positiveDuration("interval", d.interval());
     Duration baseEjection = r.positiveDuration("base_ejection", d.baseEjection());
     Duration maxEjection = r.positiveDuration("max_ejection", d.maxEjection());
-    checkMinMax(
-        r, "base_ejection", baseEjection, "max_ejection", maxEjection, "outlier.base_ejection");
-    double maxEjected = r.percent("max_ejected", d.maxEjected(), 0, true, 1, true, false);
+    r.checkOrder(
+        "base_ejection", baseEjection, "max_ejection", maxEjection, "outlier.base_ejection");
+    double maxEjected = r.percent("max_ejected", d.maxEjected(), ShareRange.ANY);
     return new OutlierConfig(
         consecutive,
         failurePercentage,
@@ -789,25 +571,6 @@ final class ProxyConfigReader {
         timeout,
         r.integer("healthy", d.healthy(), 1, 100),
         r.integer("unhealthy", d.unhealthy(), 1, 100));
-  }
-
-  /**
-   * Reports {@code max < min} at {@code maxKey}; true when they are in order (or already failed).
-   */
-  private static boolean checkMinMax(
-      MappingReader r, String minKey, Duration min, String maxKey, Duration max, String minName) {
-    if (!r.failed(minKey, maxKey) && max.compareTo(min) < 0) {
-      r.error(
-          maxKey,
-          "must be >= "
-              + minName
-              + " ("
-              + HumanDuration.format(min)
-              + "), was "
-              + HumanDuration.format(max));
-      return false;
-    }
-    return true;
   }
 
   private void checkFallbacks(
@@ -921,7 +684,7 @@ final class ProxyConfigReader {
     }
     OriginConfig origin = null;
     String originName = "";
-    if (!r.has("origin")) {
+    if (r.missing("origin")) {
       problems.add(
           ConfigProblem.error(
               r.path("origin"),
@@ -929,7 +692,7 @@ final class ProxyConfigReader {
                   + (origins.isEmpty() ? "none" : String.join(", ", origins.keySet()))
                   + ")",
               r.location()));
-    } else {
+    } else if (r.has("origin")) {
       originName = r.string("origin", "");
       if (!r.failed("origin")) {
         origin = origins.get(originName);
@@ -942,7 +705,9 @@ final class ProxyConfigReader {
     int priority = r.integer("priority", admission.priority().defaultPriority(), 1, 4);
     BreakerConfig inherited = origin == null ? BreakerConfig.DEFAULTS : origin.breaker();
     BreakerConfig breaker =
-        r.has("breaker") ? breaker(r.mapping("breaker", BREAKER), inherited) : inherited;
+        r.has("breaker")
+            ? breakers.read(r.mapping("breaker", BreakerConfigReader.KEYS), inherited)
+            : inherited;
     RouteConfig.Cache cache = RouteConfig.Cache.DEFAULTS;
     if (r.isOff("cache")) {
       cache = RouteConfig.Cache.OFF;
@@ -994,15 +759,5 @@ final class ProxyConfigReader {
                 r.path(), "not used by any route or fallback", originKeys.get(name)));
       }
     }
-  }
-
-  private int errorCount() {
-    int n = 0;
-    for (ConfigProblem p : problems) {
-      if (p.severity() == ConfigProblem.Severity.ERROR) {
-        n++;
-      }
-    }
-    return n;
   }
 }

@@ -49,11 +49,13 @@ sealed interface YamlNode {
       FLOAT,
       TRUE,
       FALSE,
-      NULL
+      NULL,
+      /** A YAML alias ({@code *name}), already reported: reads as absent, but is not missing. */
+      ALIAS
     }
 
     boolean isNull() {
-      return kind == Kind.NULL;
+      return kind == Kind.NULL || kind == Kind.ALIAS;
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,6 +91,16 @@ final class YamlTreeReader {
         items.add(value(p, path + "[" + items.size() + "]"));
       }
       return new YamlNode.Sequence(items, at);
+    }
+    if (p instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
+      // Jackson hands an alias over as a string holding the anchor's name: refuse it rather than
+      // let "*defaults" be read as a value.
+      problems.add(
+          ConfigProblem.error(
+              path,
+              "must be written out: YAML aliases are not supported, was *" + p.getText(),
+              at));
+      return new YamlNode.Scalar("", YamlNode.Scalar.Kind.ALIAS, at);
     }
     YamlNode.Scalar.Kind kind =
         switch (t) {

@@ -84,6 +84,15 @@ class ValidateCommandTest {
   }
 
   @Test
+  void aFileThatIsNotUtf8ExitsTwo(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("binary.yaml");
+    Files.write(file, new byte[] {(byte) 0xff, (byte) 0xfe, 'a', ':', ' ', '1'});
+    assertThat(run("validate", "-c", file.toString())).isEqualTo(2);
+    assertThat(err.toString())
+        .isEqualTo(file + ": cannot read: not UTF-8 text" + System.lineSeparator());
+  }
+
+  @Test
   void theFileOptionIsRequired() {
     assertThat(run("validate")).isEqualTo(2);
     assertThat(err.toString()).contains("Missing required option: '--config=FILE'");

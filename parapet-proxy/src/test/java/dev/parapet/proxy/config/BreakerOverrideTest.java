@@ -116,6 +116,28 @@ class BreakerOverrideTest {
   }
 
   @Test
+  void theCoresRefusalsAreMappedOntoYamlPaths() {
+    // The loader checks every rule itself first; this is the safety net for a rule the core adds.
+    MappingReader block =
+        MappingReader.of(
+            null,
+            "routes[0].breaker",
+            new YamlNode.Location(7, 5),
+            new java.util.ArrayList<>(),
+            BreakerConfigReader.KEYS);
+    assertThat(BreakerConfigReader.coreProblem(block, "failure_rate : 1.5 (expected: in (0, 1])"))
+        .isEqualTo(
+            new ConfigProblem(
+                ConfigProblem.Severity.ERROR,
+                "routes[0].breaker.failure_rate",
+                "must be in (0, 1], was 1.5",
+                7,
+                5));
+    assertThat(BreakerConfigReader.coreProblem(block, "something else").toString())
+        .isEqualTo("routes[0].breaker: something else");
+  }
+
+  @Test
   void relativeSlowThreshold() throws Exception {
     ProxyConfig c =
         ConfigDefaultsTest.load(

@@ -315,6 +315,22 @@ class ConfigValidationTest {
   }
 
   @Test
+  void rangesArePrintedInTheFormTheValueWasWrittenIn() {
+    assertThat(
+            errors(
+                """
+                overload: {heap: {shed_low: 1.5}, cpu: {shed_low: 120%}}
+                origins:
+                  api: {hosts: [127.0.0.1:9001], breaker: {slow: {weight: 2}}}
+                routes: [{origin: api}]
+                """))
+        .containsExactly(
+            "overload.heap.shed_low: must be in (0, 1], was 1.5",
+            "overload.cpu.shed_low: must be in (0%, 100%], was 120%",
+            "origins.api.breaker.slow.weight: must be in [0, 1], was 2");
+  }
+
+  @Test
   void wrongShapesAreReported() {
     assertThat(
             errors(
@@ -341,13 +357,34 @@ class ConfigValidationTest {
     InvalidConfigException e = refused("origins:\n  api: {hosts: [127.0.0.1:1]\nroutes: []\n");
     assertThat(e.errors()).hasSize(1);
     ConfigProblem p = e.errors().get(0);
-    assertThat(p.line()).isEqualTo(2);
-    assertThat(p.column()).isEqualTo(29);
+    assertThat(p.line()).isEqualTo(3);
+    assertThat(p.column()).isEqualTo(1);
     assertThat(p.path()).isEmpty();
     assertThat(p)
         .hasToString(
-            "malformed YAML at line 2, column 29: expected ',' or '}', but got <scalar>"
+            "malformed YAML at line 3, column 1: expected ',' or '}', but got <scalar>"
                 + " (while parsing a flow mapping started at line 2, column 8)");
+  }
+
+  @Test
+  void tabsAreReportedWhereTheyAre() {
+    InvalidConfigException e = refused("origins:\n\tapi: x\n");
+    assertThat(e.errors()).singleElement().extracting(ConfigProblem::line).isEqualTo(2);
+    assertThat(e.errors().get(0).message()).startsWith("malformed YAML at line 2, column 1:");
+  }
+
+  @Test
+  void aliasesAreRefusedNotReadAsTheAnchorsName() {
+    assertThat(
+            errors(
+                """
+                origins:
+                  api: {hosts: &h [127.0.0.1:1]}
+                  web: {hosts: *h}
+                routes: [{origin: api}, {origin: web, match: {prefix: /w/}}]
+                """))
+        .containsExactly(
+            "origins.web.hosts: must be written out: YAML aliases are not supported, was *h");
   }
 
   @Test
