@@ -25,17 +25,19 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Answers one connection's requests as the current {@link FaultPlan} says.
  *
- * <p>Requests are served one at a time: once a request has been read whole, reading stops until its
- * answer has been written, so a delayed answer can never overtake the next pipelined one and a hung
- * request holds its connection the way a stuck server thread would. The plan is read once per
- * request; the outcome and the latency are drawn from the origin's random source; a delay is a
- * timer on this channel's event loop, never a sleep.
+ * <p>Requests are served one at a time, in order: once a request has been read whole, reading stops
+ * until its answer has been written, and pipelined requests already decoded from the same read wait
+ * in a queue, so a delayed answer is never overtaken by the next one, and a hung request holds its
+ * connection the way a stuck server thread would. The plan is read once per request; the outcome
+ * and the latency are drawn from the origin's random source; a delay is a timer on this channel's
+ * event loop, never a sleep.
  *
  * <pre>
  *  request read ─► plan.behaviourFor(path) ─► pick outcome ─► HANG: stop, never answer
@@ -53,6 +55,8 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
 
   private final FaultOrigin origin;
   private @Nullable Pending pending;
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private boolean answering;
 
   /** The parts of a request that the answer needs, kept while its body is drained. */
   private record Pending(
@@ -76,7 +80,8 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
           origin.counters().request(false);
           origin.counters().outcome(FaultOutcome.BAD_REQUEST);
           ctx.channel().config().setAutoRead(false);
-          sendText(ctx, HttpResponseStatus.BAD_REQUEST, "bad request\n", false);
+          waiting.clear();
+          sendText(ctx, HttpResponseStatus.BAD_REQUEST, "bad request\n", false, false);
           return;
         }
         pending =
@@ -90,7 +95,12 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
         Pending request = pending;
         pending = null;
         ctx.channel().config().setAutoRead(false);
-        serve(ctx, request);
+        if (answering) {
+          waiting.add(request);
+        } else {
+          answering = true;
+          serve(ctx, request);
+        }
       }
     } finally {
       ReferenceCountUtil.release(msg);
@@ -108,6 +118,7 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
           ctx,
           up ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
           up ? "ok\n" : "down\n",
+          request.head,
           request.keepAlive);
       return;
     }
@@ -147,6 +158,7 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
               ctx,
               HttpResponseStatus.valueOf(behaviour.errorStatus()),
               "fault-origin: injected " + behaviour.errorStatus() + "\n",
+              request.head,
               request.keepAlive);
       case MID_BODY_RESET -> sendHalfThenReset(ctx, behaviour);
       default -> {
@@ -156,6 +168,7 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
               ctx,
               HttpResponseStatus.valueOf(status),
               status == 200 ? "ok\n" : "down\n",
+              request.head,
               request.keepAlive);
         } else {
           sendBody(ctx, request, behaviour);
@@ -227,21 +240,34 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void sendText(
-      ChannelHandlerContext ctx, HttpResponseStatus status, String text, boolean keepAlive) {
+      ChannelHandlerContext ctx,
+      HttpResponseStatus status,
+      String text,
+      boolean head,
+      boolean keepAlive) {
     FullHttpResponse response =
         new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1, status, Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII));
+            HttpVersion.HTTP_1_1,
+            status,
+            head ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII));
     response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.TEXT_PLAIN);
-    response.headers().set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+    response.headers().set(HttpHeaderNames.CONTENT_LENGTH, text.length());
     HttpUtil.setKeepAlive(response, keepAlive);
     ctx.writeAndFlush(response).addListener(f -> afterAnswer(ctx, f.isSuccess() && keepAlive));
   }
 
-  private static void afterAnswer(ChannelHandlerContext ctx, boolean keepOpen) {
-    if (keepOpen) {
-      ctx.channel().config().setAutoRead(true);
-    } else {
+  private void afterAnswer(ChannelHandlerContext ctx, boolean keepOpen) {
+    if (!keepOpen) {
+      waiting.clear();
       ctx.close();
+      return;
+    }
+    Pending next = waiting.poll();
+    if (next != null) {
+      serve(ctx, next);
+    } else {
+      answering = false;
+      ctx.channel().config().setAutoRead(true);
     }
   }
 

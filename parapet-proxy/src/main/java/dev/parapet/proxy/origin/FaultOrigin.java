@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
@@ -218,7 +219,11 @@ public final class FaultOrigin implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (group.next().inEventLoop()) {
+    boolean onOwnLoop = false;
+    for (EventExecutor loop : group) {
+      onOwnLoop |= loop.inEventLoop();
+    }
+    if (onOwnLoop) {
       throw new IllegalStateException(
           "close : called on an event loop of this origin (expected: any other thread)");
     }

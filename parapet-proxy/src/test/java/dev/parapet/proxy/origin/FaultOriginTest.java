@@ -323,6 +323,35 @@ class FaultOriginTest {
   }
 
   @Test
+  void pipelinedRequestsAreAnsweredInOrderEvenWhenTheFirstIsSlower() throws Exception {
+    start(
+        FaultPlan.DEFAULT.withPaths(
+            Map.of(
+                "/slow",
+                Behaviour.builder()
+                    .status(201)
+                    .bodySize(3)
+                    .latency(Latency.parse("latency", "fixed:150ms"))
+                    .build(),
+                "/fast",
+                Behaviour.builder().status(202).bodySize(3).build())));
+
+    byte[] received =
+        rawExchange(
+            "GET /slow HTTP/1.1\r\nHost: o\r\n\r\n"
+                + "GET /fast HTTP/1.1\r\nHost: o\r\n\r\n"
+                + "GET /fast HTTP/1.1\r\nHost: o\r\nConnection: close\r\n\r\n");
+    String text = new String(received, StandardCharsets.ISO_8859_1);
+
+    Matcher statuses = Pattern.compile("HTTP/1.1 (\\d{3})").matcher(text);
+    StringBuilder order = new StringBuilder();
+    while (statuses.find()) {
+      order.append(statuses.group(1)).append(' ');
+    }
+    assertThat(order.toString()).isEqualTo("201 202 202 ");
+  }
+
+  @Test
   void malformedRequestGets400() throws Exception {
     start(FaultPlan.DEFAULT);
 
