@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
     description = {
       "Runs an HTTP/1.1 origin that fails on purpose: latency, errors, resets, hangs, refusals,"
           + " garbage; changed at run time over a control endpoint on 127.0.0.1.",
-      "Rates add up to at most 100%. See docs/fault-origin.md."
+      "Rates add up to at most 100%%. See docs/fault-origin.md."
     },
     sortOptions = false)
 public final class OriginCommand implements Callable<Integer> {
@@ -77,7 +77,7 @@ public final class OriginCommand implements Callable<Integer> {
       names = "--latency",
       description =
           "Delay before answering: none | fixed:50ms | uniform:10ms-200ms | lognormal:P50,P99"
-              + " (lognormal:120ms,4s) | bimodal:FAST%:FAST,SLOW (bimodal:90%:20ms,2s)"
+              + " (lognormal:120ms,4s) | bimodal:FAST%%:FAST,SLOW (bimodal:90%%:20ms,2s)"
               + " (default: ${DEFAULT-VALUE}).")
   String latency = "none";
 
