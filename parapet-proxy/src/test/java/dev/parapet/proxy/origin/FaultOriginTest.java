@@ -367,6 +367,20 @@ class FaultOriginTest {
   }
 
   @Test
+  void aTakenPortIsRefusedAtStartWithWhatExpectedAndFound() {
+    FaultOrigin first = start(FaultPlan.DEFAULT);
+
+    assertThatThrownBy(() ->
+            FaultOrigin.start(OriginSettings.loopback().withPort(first.port()), FaultPlan.DEFAULT)
+                .close())
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .hasMessageStartingWith(
+            "origin listener : could not bind 127.0.0.1:"
+                + first.port()
+                + " (expected: a free port, found: ");
+  }
+
+  @Test
   void closingTwiceIsHarmless() {
     FaultOrigin o = start(FaultPlan.DEFAULT);
     o.close();
