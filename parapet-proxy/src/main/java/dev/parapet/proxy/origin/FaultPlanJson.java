@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
@@ -96,8 +95,7 @@ public final class FaultPlanJson {
     boolean refuse = current.refuse();
     Health health = current.health();
     @Nullable JsonNode paths = null;
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
+    for (Map.Entry<String, JsonNode> field : node.properties()) {
       String name = field.getKey();
       JsonNode value = field.getValue();
       switch (name) {
@@ -125,8 +123,7 @@ public final class FaultPlanJson {
         if (!paths.isObject()) {
           throw new PlanException("paths", "an object of path prefix to fields", describe(paths));
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = paths.fields(); it.hasNext(); ) {
-          Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : paths.properties()) {
           overrides.put(e.getKey(), override(behaviour, e.getKey(), e.getValue()));
         }
       }
@@ -141,8 +138,7 @@ public final class FaultPlanJson {
     }
     Behaviour.Builder b = base.toBuilder();
     try {
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> field = it.next();
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
         if (!applyBehaviourField(b, field.getKey(), field.getValue())) {
           throw new PlanException(
               PlanException.quoted(field.getKey()),
