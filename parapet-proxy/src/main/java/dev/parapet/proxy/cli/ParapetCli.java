@@ -13,7 +13,12 @@ import picocli.CommandLine.Command;
     version = "parapet 0.1.0-SNAPSHOT",
     description =
         "HTTP edge proxy for CDN tiers: a slow or failing origin never takes the edge down.",
-    subcommands = {CommandLine.HelpCommand.class, ValidateCommand.class, RunCommand.class})
+    subcommands = {
+      CommandLine.HelpCommand.class,
+      RunCommand.class,
+      ValidateCommand.class,
+      OriginCommand.class
+    })
 public final class ParapetCli implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.@org.jspecify.annotations.Nullable CommandSpec spec;
