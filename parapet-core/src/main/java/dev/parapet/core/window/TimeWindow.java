@@ -3,6 +3,7 @@ package dev.parapet.core.window;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.time.Durations;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongUnaryOperator;
@@ -13,15 +14,15 @@ import java.util.function.LongUnaryOperator;
  *
  * <p>How it works: time since the window's origin, divided by the bucket width, gives a bucket
  * sequence number; only the newest bucket (the head) is written. The head lives in a few striped
- * cells, each on its own cache line, and a thread adds to the cell its id hashes to: one atomic add
- * of {@link Packed} counters, and threads on different cells never contend (an edge proxy's event
- * loops all record into the same hot origin's breaker; LongAdder's idea, sized to the CPUs). When
- * time reaches a new sequence, one thread (the one that wins a try-lock) drains the cells into the
- * old head's bucket, zeroes the buckets that fell out of the window, and caches the sum of the
- * buckets behind the new head in an immutable {@link Head}; a reading is that cached sum plus the
- * cells: O(cells), exact for a single thread. Old evidence ages out by time even when nothing is
- * recorded, because readings advance the head too. Sequence numbers come from {@code now - origin},
- * so nanoTime wrap-around is harmless.
+ * cells, each on its own cache line, and a thread adds to its own cell: one atomic add of {@link
+ * Packed} counters, and threads on different cells never contend (an edge proxy's event loops all
+ * record into the same hot origin's breaker; LongAdder's idea, sized to the CPUs). When time
+ * reaches a new sequence, one thread (the one that wins a try-lock) drains the cells into the old
+ * head's bucket, zeroes the buckets that fell out of the window, and caches the sum of the buckets
+ * behind the new head in an immutable {@link Head}; a reading is that cached sum plus the cells:
+ * O(cells), exact for a single thread. Old evidence ages out by time even when nothing is recorded,
+ * because readings advance the head too. Sequence numbers come from {@code now - origin}, so
+ * nanoTime wrap-around is harmless.
  *
  * <p>A record that arrives with a time older than the head counts in the head (it ages out at most
  * one bucket late); a record whose time is a full window behind is dropped. A record racing with a
@@ -31,11 +32,22 @@ public final class TimeWindow implements OutcomeWindow {
   /** Longs per cell: 8 x 8 bytes = one 64-byte cache line, so cells never share a line. */
   private static final int STRIDE = 8;
 
-  /** Striped head cells: the CPU count rounded up to a power of two, at most 16. */
+  /** Striped head cells: four per CPU rounded up to a power of two, at least 4, at most 64. */
   private static final int CELLS =
       Math.min(
-          16,
-          Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors()) * 2 - 1));
+          64,
+          Integer.highestOneBit(
+              Math.max(4, 4 * Runtime.getRuntime().availableProcessors()) * 2 - 1));
+
+  /**
+   * Each thread's cell index, handed out in the order threads first record: the first CELLS threads
+   * (a proxy's event loops) get a cell each and never share one, which a hash of the thread id
+   * cannot promise.
+   */
+  private static final AtomicInteger NEXT_CELL = new AtomicInteger();
+
+  private static final ThreadLocal<int[]> CELL =
+      ThreadLocal.withInitial(() -> new int[] {NEXT_CELL.getAndIncrement()});
 
   private final long bucketNanos;
   private final int buckets;
@@ -140,12 +152,10 @@ public final class TimeWindow implements OutcomeWindow {
       return (int) Math.floorMod(seq, (long) buckets);
     }
 
-    /** This thread's cell: a mix of its id, so event loops spread over the cells. */
+    /** This thread's cell (see {@link #CELL}). */
     private int cellIndex() {
-      long id = Thread.currentThread().threadId();
-      int h = (int) (id * 0x9E3779B97F4A7C15L >>> 40);
-      // + STRIDE skips the first line, which the array header shares with other objects.
-      return ((h & (CELLS - 1)) + 1) * STRIDE;
+      // + 1 skips the first line, which the array header shares with other objects.
+      return ((CELL.get()[0] & (CELLS - 1)) + 1) * STRIDE;
     }
 
     long sumCells(LongUnaryOperator field) {

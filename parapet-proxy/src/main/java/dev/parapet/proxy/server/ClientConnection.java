@@ -3,6 +3,7 @@ package dev.parapet.proxy.server;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Decision;
 import dev.parapet.core.breaker.Permit;
+import dev.parapet.core.deadline.DeadlineHeader;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
@@ -57,8 +58,6 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
-  private static final String DEADLINE_HEADER = "Parapet-Deadline";
-
   private final ProxyContext px;
   private final RequestHeadTimer headTimer;
   private @Nullable ChannelHandlerContext ctx;
@@ -277,31 +276,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    */
   private long budgetNanos(HttpRequest req, Route route) {
     long budget = route.timeout().toNanos();
-    String incoming = req.headers().get(DEADLINE_HEADER);
-    if (incoming != null) {
-      long ms = parseDeadlineMillis(incoming);
-      if (ms >= 0) {
-        budget = Math.min(budget, ms * 1_000_000L);
-      }
+    long ms = DeadlineHeader.parseMillis(req.headers().get(DeadlineHeader.NAME));
+    if (ms != DeadlineHeader.ABSENT) {
+      budget = Math.min(budget, ms * 1_000_000L);
     }
     return budget - px.settings.reserve().toNanos();
-  }
-
-  /** Milliseconds remaining, or -1 when absent or malformed (then the route timeout applies). */
-  static long parseDeadlineMillis(String v) {
-    String s = v.trim();
-    if (s.isEmpty() || s.length() > 12) {
-      return -1;
-    }
-    long ms = 0;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      ms = ms * 10 + (c - '0');
-    }
-    return ms;
   }
 
   private static String describe(@Nullable Throwable cause) {
@@ -495,8 +474,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       h.set("X-Forwarded-Proto", "http");
       long now = px.ticker.read();
-      long remainingMs = Math.max(0, (startNanos + budgetNanos - now) / 1_000_000L);
-      h.set(DEADLINE_HEADER, Long.toString(remainingMs));
+      h.set(DeadlineHeader.NAME, DeadlineHeader.format(startNanos + budgetNanos - now));
       ch.write(fwd);
       for (HttpContent c : bufferedBody) {
         ch.write(c);

@@ -23,9 +23,9 @@ public final class TestOrigin implements AutoCloseable {
   final HttpServer server;
   final ExecutorService threads = Executors.newCachedThreadPool();
   public final AtomicInteger status = new AtomicInteger(200);
-  final AtomicLong delayMillis = new AtomicLong();
+  public final AtomicLong delayMillis = new AtomicLong();
   public final AtomicInteger calls = new AtomicInteger();
-  final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
+  public final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
   final List<byte[]> seenBodies = new CopyOnWriteArrayList<>();
 
   public TestOrigin() throws IOException {

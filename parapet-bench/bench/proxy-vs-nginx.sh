@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Parapet beside nginx (and HAProxy when present) in one run, on loopback only:
+#   1. keep-alive throughput and latency of 1 KiB responses through each proxy to the same origin
+#      (an nginx serving a static file), wrk -t1 -c50, several alternating rounds;
+#   2. fast-fail latency while Parapet's breaker is open (the origin refuses connections).
+# Prints a markdown table for docs/benchmarks.md. Installs nginx, wrk and haproxy from Debian's
+# packages when missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
+#
+#   parapet-bench/bench/proxy-vs-nginx.sh [seconds per round, default 10] [rounds, default 3]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=../../bin/java-env.sh
+. "$root/bin/java-env.sh"
+secs=${1:-10}
+rounds=${2:-3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/parapet-bench.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  [ -f "$work/origin.pid" ] && kill "$(cat "$work/origin.pid")" 2>/dev/null || true
+  [ -f "$work/haproxy.pid" ] && kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+[ -x /usr/sbin/nginx ] || need+=(nginx)
+[ -x /usr/sbin/haproxy ] || need+=(haproxy)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]} ..." >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+ORIGIN=19001 NGINX=18080 PARAPET=18081 HAPROXY=18082 ADMIN=18901 DEAD=19009
+mkdir -p "$work/www/api" "$work/logs"
+head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/api/1k"
+
+cat > "$work/origin.conf" <<CONF
+worker_processes 1;
+pid $work/origin.pid;
+error_log $work/logs/origin-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  server { listen 127.0.0.1:$ORIGIN; root $work/www; }
+}
+CONF
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_connect_timeout 250ms;
+      proxy_read_timeout 3s;
+    }
+  }
+}
+CONF
+cat > "$work/haproxy.cfg" <<CONF
+global
+  nbthread 1
+  pidfile $work/haproxy.pid
+defaults
+  mode http
+  timeout connect 250ms
+  timeout client 30s
+  timeout server 3s
+  option http-keep-alive
+frontend fe
+  bind 127.0.0.1:$HAPROXY
+  default_backend be
+backend be
+  http-reuse always
+  server o1 127.0.0.1:$ORIGIN
+CONF
+cat > "$work/parapet.yaml" <<CONF
+name: bench
+listen: 127.0.0.1:$PARAPET
+admin: {listen: 127.0.0.1:$ADMIN}
+origins:
+  origin:
+    hosts: [127.0.0.1:$ORIGIN]
+    timeout: 3s
+  dead:
+    hosts: [127.0.0.1:$DEAD]
+    timeout: 3s
+routes:
+  - match: {prefix: /dead/}
+    origin: dead
+  - match: {prefix: /}
+    origin: origin
+CONF
+
+/usr/sbin/nginx -c "$work/origin.conf" -p "$work"
+/usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
+have_haproxy=0
+if [ -x /usr/sbin/haproxy ]; then
+  /usr/sbin/haproxy -D -f "$work/haproxy.cfg" && have_haproxy=1
+fi
+(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy) >/dev/null 2>&1
+java -Xms512m -Xmx512m --enable-native-access=ALL-UNNAMED -jar "$root/parapet-proxy/target/parapet.jar" \
+  run -c "$work/parapet.yaml" --threads 1 >"$work/logs/parapet.log" 2>&1 &
+pids+=($!)
+ppid=$!
+for _ in $(seq 1 100); do curl -sf "127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+
+run_wrk() { # name port path -> "rps p50 p99"
+  local out
+  out=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$2$3" 2>&1)
+  local rps p50 p99
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  local non2xx
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+  echo "$1 $rps $p50 $p99 ${non2xx:-0}"
+}
+
+echo "warming up Parapet's JIT ..." >&2
+wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
+results=()
+for r in $(seq 1 "$rounds"); do
+  results+=("$(run_wrk "origin-direct" $ORIGIN /api/1k)")
+  results+=("$(run_wrk "nginx" $NGINX /api/1k)")
+  [ $have_haproxy = 1 ] && results+=("$(run_wrk "haproxy" $HAPROXY /api/1k)")
+  results+=("$(run_wrk "parapet" $PARAPET /api/1k)")
+done
+rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
+
+# Breaker open: three refused connections trip it, then every request fails fast.
+for _ in 1 2 3 4; do curl -s -o /dev/null "127.0.0.1:$PARAPET/dead/x"; done
+state=$(curl -s "127.0.0.1:$ADMIN/admin/breakers" | grep -o '"state" : "[A-Z_]*"' | sort | uniq -c | tr '\n' ' ')
+fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
+
+echo
+echo "| target | round | req/s | p50 | p99 | non-2xx |"
+echo "|---|---:|---:|---:|---:|---:|"
+i=0
+for line in "${results[@]}"; do
+  set -- $line
+  per=$(( have_haproxy == 1 ? 4 : 3 ))
+  echo "| $1 | $(( i / per + 1 )) | $2 | $3 | $4 | $5 |"
+  i=$((i + 1))
+done
+set -- $fastfail
+echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 |"
+echo
+echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
+echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1; origin: nginx static file."
