@@ -34,7 +34,9 @@ fi
 
 ORIGIN=19001 NGINX=18080 PARAPET=18081 HAPROXY=18082 ADMIN=18901 DEAD=19009
 mkdir -p "$work/www/api" "$work/logs"
+chmod 755 "$work"   # nginx workers run as an unprivileged user and must read www/
 head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/api/1k"
+chmod -R a+rX "$work/www"
 
 cat > "$work/origin.conf" <<CONF
 worker_processes 1;

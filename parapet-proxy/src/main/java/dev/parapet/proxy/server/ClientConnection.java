@@ -16,7 +16,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ConnectTimeoutException;
-import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -74,6 +73,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private String routeLabel = ProxyMetrics.NO_ROUTE;
 
   private long requestStart;
+
+  private @Nullable String clientIp;
 
   ClientConnection(ProxyContext px, RequestHeadTimer headTimer) {
     this.px = px;
@@ -250,6 +251,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     ex.probe = d == Decision.PROBE;
     exchange = ex;
     ex.start();
+  }
+
+  /** The client's address as text, computed once per connection. */
+  private @Nullable String clientIp() {
+    String ip = clientIp;
+    if (ip == null) {
+      ChannelHandlerContext c = ctx;
+      if (c != null && c.channel().remoteAddress() instanceof InetSocketAddress remote) {
+        ip = remote.getAddress().getHostAddress();
+        clientIp = ip;
+      }
+    }
+    return ip;
   }
 
   /** Returns a message for an invalid request, or null when it is acceptable. */
@@ -457,18 +471,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       origin = ch;
       OriginConnection.of(ch).attach(this);
       ch.config().setAutoRead(true);
-      DefaultHttpRequest fwd =
-          new DefaultHttpRequest(
-              HttpVersion.HTTP_1_1, request.method(), originForm, request.headers().copy());
-      HttpHeaders h = fwd.headers();
+      // The decoded request is ours alone: rewrite it in place rather than copying its headers.
       boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+      HttpRequest fwd = request.setUri(originForm).setProtocolVersion(HttpVersion.HTTP_1_1);
+      HttpHeaders h = fwd.headers();
       ForwardedHeaders.stripHopByHop(h);
       if (chunked) {
         h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       }
       ForwardedHeaders.appendVia(h, px.settings.name());
-      if (client.channel().remoteAddress() instanceof InetSocketAddress remote) {
-        String ip = remote.getAddress().getHostAddress();
+      String ip = clientIp();
+      if (ip != null) {
         String xff = h.get("X-Forwarded-For");
         h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
       }
@@ -544,8 +557,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 .classifyResponse(resp.status().code(), now - sentNanos, now);
         pool.settings().latency().record(now - sentNanos, now);
         originKeepAlive = HttpUtil.isKeepAlive(resp);
-        DefaultHttpResponse out =
-            new DefaultHttpResponse(HttpVersion.HTTP_1_1, resp.status(), resp.headers().copy());
+        // A bare head is ours alone: rewrite it in place; a full message is copied (it is also
+        // the content written below).
+        HttpResponse out =
+            msg instanceof HttpContent
+                ? new DefaultHttpResponse(
+                    HttpVersion.HTTP_1_1, resp.status(), resp.headers().copy())
+                : resp.setProtocolVersion(HttpVersion.HTTP_1_1);
         HttpHeaders h = out.headers();
         boolean framedByLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
         ForwardedHeaders.stripHopByHop(h);
