@@ -11,7 +11,9 @@ import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.util.HashedWheelTimer;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** What every client connection of one listener shares: configuration-derived, thread-safe. */
@@ -25,6 +27,18 @@ final class ProxyContext {
   final RandomSource random;
   final ProxyMetrics metrics;
   final AtomicLong requestIds = new AtomicLong();
+
+  /** Attempt timeouts: a wheel with 10 ms ticks; callbacks hop to the request's event loop. */
+  final HashedWheelTimer timeouts =
+      new HashedWheelTimer(
+          r -> {
+            Thread t = new Thread(r, "parapet-timeouts");
+            t.setDaemon(true);
+            return t;
+          },
+          10,
+          TimeUnit.MILLISECONDS,
+          512);
 
   ProxyContext(
       ProxySettings settings,

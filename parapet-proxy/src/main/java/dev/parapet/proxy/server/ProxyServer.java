@@ -225,6 +225,7 @@ public final class ProxyServer implements AutoCloseable {
       c.close().syncUninterruptibly();
     }
     context.origins.values().forEach(OriginPool::closeIdle);
+    context.timeouts.stop();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }
