@@ -1,7 +1,9 @@
 package dev.parapet.proxy.metrics;
 
+import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.State;
 import dev.parapet.core.breaker.TransitionEvent;
 import dev.parapet.core.outcome.Outcome;
 import io.micrometer.core.instrument.Counter;
@@ -17,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -44,6 +47,8 @@ public final class ProxyMetrics implements BreakerListener {
   private final Counter[] localRejections;
   private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
   private final Map<String, Counter[]> probes = new ConcurrentHashMap<>();
+  private final Map<BreakerKey, AtomicLong> firstFailure = new ConcurrentHashMap<>();
+  private final Timer timeToOpen;
 
   /**
    * @param routes route ids from configuration
@@ -92,6 +97,14 @@ public final class ProxyMetrics implements BreakerListener {
       }
       attempts.put(origin, byResult);
     }
+    timeToOpen =
+        Timer.builder("parapet.time.to.open")
+            .description(
+                "From the first failure of an episode to the breaker opening (seed 001: time-to-open as an SLO)")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofMinutes(5))
+            .register(registry);
     localRejections = new Counter[localReasons.size()];
     for (int i = 0; i < localRejections.length; i++) {
       localRejections[i] =
@@ -174,8 +187,29 @@ public final class ProxyMetrics implements BreakerListener {
     Gauge.builder(name, value).tag(labelName, labelValue).strongReference(true).register(registry);
   }
 
+  /**
+   * A failure or slow call is about to be recorded by breaker {@code key}: it starts an episode
+   * unless one started within the last {@link #EPISODE_GAP_NANOS}. Only failures come here.
+   */
+  public void failureSeen(BreakerKey key, long nowNanos) {
+    AtomicLong first = firstFailure.computeIfAbsent(key, k -> new AtomicLong(nowNanos));
+    long seen = first.get();
+    if (nowNanos - seen > EPISODE_GAP_NANOS) {
+      first.compareAndSet(seen, nowNanos);
+    }
+  }
+
+  /** An episode older than this (the default window) is not the one that opened the breaker. */
+  static final long EPISODE_GAP_NANOS = 10_000_000_000L;
+
   @Override
   public void onTransition(TransitionEvent e) {
+    if (e.to() == State.OPEN && e.from() == State.CLOSED) {
+      AtomicLong first = firstFailure.remove(e.key());
+      if (first != null && e.nowNanos() - first.get() <= EPISODE_GAP_NANOS) {
+        timeToOpen.record(Math.max(0, e.nowNanos() - first.get()), TimeUnit.NANOSECONDS);
+      }
+    }
     String key = e.key() + "|" + e.from() + "|" + e.to() + "|" + e.reason();
     transitions
         .computeIfAbsent(

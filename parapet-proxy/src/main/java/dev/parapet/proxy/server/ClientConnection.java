@@ -745,6 +745,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** Records what the origin attempt told us: breaker, probe and attempt metrics. */
     private void evidence(Outcome o, long now) {
+      if (o.kind() == Outcome.Kind.FAILURE || o.kind() == Outcome.Kind.SLOW) {
+        px.metrics.failureSeen(breaker.key(), now); // before the outcome: it may trip the breaker
+      }
       permit.onOutcome(o, now);
       px.metrics.attempt(pool.name(), o);
       if (probe) {

@@ -89,7 +89,8 @@ class AdminServerTest {
         .contains("parapet_origin_attempts_total{origin=\"api\",result=\"success\"} 1.0")
         .contains("parapet_local_rejections_total{reason=\"no_route\"} 1.0")
         .contains("parapet_breaker_state{breaker=\"route:api\"} 0.0")
-        .contains("parapet_request_duration_seconds_bucket");
+        .contains("parapet_request_duration_seconds_bucket")
+        .contains("parapet_time_to_open_seconds_count 0\n");
   }
 
   @Test

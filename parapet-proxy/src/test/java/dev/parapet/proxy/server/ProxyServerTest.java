@@ -236,6 +236,12 @@ class ProxyServerTest {
     }
     assertThat(sick.calls.get()).isEqualTo(originCalls); // no calls while open
     assertThat(healthy.calls.get()).isEqualTo(20);
+    String metrics = p.metrics().scrape();
+    assertThat(metrics)
+        .contains("parapet_time_to_open_seconds_count 1\n")
+        .contains(
+            "parapet_breaker_transitions_total{breaker=\"route:api\",from=\"closed\",reason=\"failure_rate\",to=\"open\"} 1.0")
+        .contains("parapet_local_rejections_total{reason=\"breaker_open\"} 20.0");
   }
 
   @Test
