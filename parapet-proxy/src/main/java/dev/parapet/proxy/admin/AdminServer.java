@@ -63,6 +63,7 @@ public final class AdminServer implements AutoCloseable {
   private final EventLoopGroup group =
       new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private @Nullable Channel channel;
+  private volatile @Nullable Reloader reloader;
 
   /**
    * @param token the bearer token, or null (then the listener must be on loopback and every change
@@ -115,6 +116,12 @@ public final class AdminServer implements AutoCloseable {
       throw new IllegalStateException("admin : not started (expected: start() first)");
     }
     return ((InetSocketAddress) c.localAddress()).getPort();
+  }
+
+  /** Enables {@code POST /admin/reload}. */
+  public AdminServer reloader(Reloader r) {
+    this.reloader = r;
+    return this;
   }
 
   /** Sets what {@code /readyz} answers (false while starting, draining or overloaded). */
@@ -203,6 +210,9 @@ public final class AdminServer implements AutoCloseable {
           return json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path));
       }
     }
+    if (req.method().equals(HttpMethod.POST) && path.equals("/admin/reload")) {
+      return reload();
+    }
     if (req.method().equals(HttpMethod.POST) && path.startsWith(BREAKERS + "/")) {
       return breakerAction(path.substring(BREAKERS.length() + 1));
     }
@@ -253,6 +263,23 @@ public final class AdminServer implements AutoCloseable {
     org.slf4j.LoggerFactory.getLogger("parapet.admin")
         .info("breaker {} {} by admin API", key, action);
     return json(HttpResponseStatus.OK, breakerJson(b.snapshot(now)));
+  }
+
+  private FullHttpResponse reload() {
+    Reloader r = reloader;
+    if (r == null) {
+      return json(
+          HttpResponseStatus.NOT_FOUND,
+          error("reload is not available: the proxy was not started from a file"));
+    }
+    Reloader.Result result = r.reload();
+    ObjectNode body = JSON.createObjectNode();
+    body.put("applied", result.status() == 200);
+    body.put("summary", result.summary());
+    ArrayNode errors = body.putArray("errors");
+    result.errors().forEach(errors::add);
+    org.slf4j.LoggerFactory.getLogger("parapet.admin").info("reload: {}", result.summary());
+    return json(HttpResponseStatus.valueOf(result.status()), body);
   }
 
   private @Nullable CircuitBreaker find(String key) {

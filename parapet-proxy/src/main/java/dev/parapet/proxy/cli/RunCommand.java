@@ -72,7 +72,8 @@ public final class RunCommand implements Callable<Integer> {
     ProxyRuntime runtime;
     try {
       runtime =
-          ProxyRuntime.start(loaded.config(), Ticker.system(), RandomSource.threadLocal(), threads);
+          ProxyRuntime.start(
+              loaded.config(), file, Ticker.system(), RandomSource.threadLocal(), threads);
     } catch (IOException | IllegalArgumentException e) {
       err.println(file + ": cannot start: " + e.getMessage());
       err.flush();

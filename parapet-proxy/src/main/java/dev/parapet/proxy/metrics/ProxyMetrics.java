@@ -13,13 +13,13 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -41,9 +41,11 @@ public final class ProxyMetrics implements BreakerListener {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final List<String> localReasons;
-  private final Map<String, Counter[]> requests = new HashMap<>();
-  private final Map<String, Timer> durations = new HashMap<>();
-  private final Map<String, Counter[]> attempts = new HashMap<>();
+  private final Map<String, Counter[]> requests = new ConcurrentHashMap<>();
+  private final Map<String, Timer> durations = new ConcurrentHashMap<>();
+  private final Map<String, Counter[]> attempts = new ConcurrentHashMap<>();
+  private final Map<String, CircuitBreaker> breakers = new ConcurrentHashMap<>();
+  private final Map<String, AtomicReference<Supplier<Number>>> gauges = new ConcurrentHashMap<>();
   private final Counter[] localRejections;
   private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
   private final Map<String, Counter[]> probes = new ConcurrentHashMap<>();
@@ -58,45 +60,6 @@ public final class ProxyMetrics implements BreakerListener {
    */
   public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
     this.localReasons = List.copyOf(localReasons);
-    List<String> routeLabels = new ArrayList<>(routes);
-    routeLabels.add(NO_ROUTE);
-    for (String route : routeLabels) {
-      Counter[] byEnding = new Counter[OUTCOMES + localReasons.size()];
-      for (int i = 0; i < byEnding.length; i++) {
-        String ending =
-            i < OUTCOMES
-                ? lower(Outcome.values()[i].name())
-                : lower(localReasons.get(i - OUTCOMES));
-        byEnding[i] =
-            Counter.builder("parapet.requests")
-                .description("Requests by route and how they ended")
-                .tag("route", route)
-                .tag("outcome", ending)
-                .register(registry);
-      }
-      requests.put(route, byEnding);
-      durations.put(
-          route,
-          Timer.builder("parapet.request.duration")
-              .description("Time from request head to the end of the response")
-              .tag("route", route)
-              .publishPercentileHistogram()
-              .minimumExpectedValue(Duration.ofMillis(1))
-              .maximumExpectedValue(Duration.ofSeconds(60))
-              .register(registry));
-    }
-    for (String origin : origins) {
-      Counter[] byResult = new Counter[OUTCOMES];
-      for (Outcome o : Outcome.values()) {
-        byResult[o.ordinal()] =
-            Counter.builder("parapet.origin.attempts")
-                .description("Origin attempts by result")
-                .tag("origin", origin)
-                .tag("result", lower(o.name()))
-                .register(registry);
-      }
-      attempts.put(origin, byResult);
-    }
     timeToOpen =
         Timer.builder("parapet.time.to.open")
             .description(
@@ -112,6 +75,64 @@ public final class ProxyMetrics implements BreakerListener {
               .description("Responses the proxy made itself, by reason")
               .tag("reason", lower(localReasons.get(i)))
               .register(registry);
+    }
+    List<String> routeLabels = new ArrayList<>(routes);
+    routeLabels.add(NO_ROUTE);
+    ensureRoutes(routeLabels);
+    ensureOrigins(origins);
+  }
+
+  /**
+   * Creates the counters of routes not seen before (a configuration reload may add some). Labels of
+   * routes that went away stay exported with their last values, as Prometheus expects of counters.
+   */
+  public void ensureRoutes(List<String> routes) {
+    for (String route : routes) {
+      if (requests.containsKey(route)) {
+        continue;
+      }
+      Counter[] byEnding = new Counter[OUTCOMES + localReasons.size()];
+      for (int i = 0; i < byEnding.length; i++) {
+        String ending =
+            i < OUTCOMES
+                ? lower(Outcome.values()[i].name())
+                : lower(localReasons.get(i - OUTCOMES));
+        byEnding[i] =
+            Counter.builder("parapet.requests")
+                .description("Requests by route and how they ended")
+                .tag("route", route)
+                .tag("outcome", ending)
+                .register(registry);
+      }
+      durations.put(
+          route,
+          Timer.builder("parapet.request.duration")
+              .description("Time from request head to the end of the response")
+              .tag("route", route)
+              .publishPercentileHistogram()
+              .minimumExpectedValue(Duration.ofMillis(1))
+              .maximumExpectedValue(Duration.ofSeconds(60))
+              .register(registry));
+      requests.put(route, byEnding);
+    }
+  }
+
+  /** Creates the counters of origins not seen before. */
+  public void ensureOrigins(List<String> origins) {
+    for (String origin : origins) {
+      if (attempts.containsKey(origin)) {
+        continue;
+      }
+      Counter[] byResult = new Counter[OUTCOMES];
+      for (Outcome o : Outcome.values()) {
+        byResult[o.ordinal()] =
+            Counter.builder("parapet.origin.attempts")
+                .description("Origin attempts by result")
+                .tag("origin", origin)
+                .tag("result", lower(o.name()))
+                .register(registry);
+      }
+      attempts.put(origin, byResult);
     }
   }
 
@@ -174,17 +195,49 @@ public final class ProxyMetrics implements BreakerListener {
     c[outcome.kind().ordinal()].increment();
   }
 
-  /** Registers the state gauge of a breaker (called when the registry creates it). */
+  /**
+   * Registers the state gauge of a breaker (called when the registry creates it). After a reload
+   * that replaced a breaker, the gauge follows the new one.
+   */
   public void breakerCreated(CircuitBreaker b) {
-    Gauge.builder("parapet.breaker.state", b, x -> x.state().gaugeValue())
-        .description("0 closed, 1 open, 2 half-open, 3 ramping, 4 forced open, 5 disabled")
-        .tag("breaker", b.key().toString())
-        .register(registry);
+    String key = b.key().toString();
+    if (breakers.put(key, b) == null) {
+      Gauge.builder(
+              "parapet.breaker.state",
+              breakers,
+              m -> {
+                CircuitBreaker current = m.get(key);
+                return current == null ? Double.NaN : current.state().gaugeValue();
+              })
+          .description("0 closed, 1 open, 2 half-open, 3 ramping, 4 forced open, 5 disabled")
+          .tag("breaker", key)
+          .register(registry);
+    }
   }
 
-  /** Registers a gauge over something configuration names (in-flight requests, connections). */
+  /**
+   * Registers a gauge over something configuration names (in-flight requests, connections). After a
+   * reload the same name and label follow the new {@code value}.
+   */
   public void gauge(String name, String labelName, String labelValue, Supplier<Number> value) {
-    Gauge.builder(name, value).tag(labelName, labelValue).strongReference(true).register(registry);
+    String id = name + "|" + labelName + "|" + labelValue;
+    AtomicReference<Supplier<Number>> previous =
+        gauges.putIfAbsent(id, new AtomicReference<>(value));
+    if (previous != null) {
+      previous.set(value);
+      return;
+    }
+    AtomicReference<Supplier<Number>> ref = gauges.get(id);
+    Gauge.builder(
+            name,
+            ref,
+            r -> {
+              Supplier<Number> current = r.get();
+              return current == null ? Double.NaN : current.get().doubleValue();
+            })
+        .tag(labelName, labelValue)
+        .strongReference(true)
+        .register(registry);
   }
 
   /**

@@ -6,8 +6,12 @@ import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
+import dev.parapet.proxy.admin.Reloader;
 import dev.parapet.proxy.config.BreakerConfig;
+import dev.parapet.proxy.config.ConfigLoader;
+import dev.parapet.proxy.config.ConfigProblem;
 import dev.parapet.proxy.config.HostPort;
+import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.OriginConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
@@ -55,6 +59,16 @@ public final class ProxyRuntime implements AutoCloseable {
   public static ProxyRuntime start(
       ProxyConfig config, Ticker ticker, RandomSource random, int threads)
       throws IOException, InterruptedException {
+    return start(config, null, ticker, random, threads);
+  }
+
+  /**
+   * Starts both listeners; with a {@code file}, {@code POST /admin/reload} re-reads it, validates
+   * it and swaps it in (name, listen and admin need a restart).
+   */
+  public static ProxyRuntime start(
+      ProxyConfig config, @Nullable Path file, Ticker ticker, RandomSource random, int threads)
+      throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
     ProxyServer proxy =
         new ProxyServer(
@@ -71,6 +85,9 @@ public final class ProxyRuntime implements AutoCloseable {
     } catch (RuntimeException | InterruptedException e) {
       proxy.close();
       throw e;
+    }
+    if (file != null) {
+      admin.reloader(new FileReloader(file, config, proxy, ticker));
     }
     admin.ready(true);
     return new ProxyRuntime(proxy, admin);
@@ -89,6 +106,62 @@ public final class ProxyRuntime implements AutoCloseable {
     admin.ready(false);
     admin.close();
     proxy.close();
+  }
+
+  /** Re-reads the file the proxy started from. */
+  private static final class FileReloader implements Reloader {
+    private final Path file;
+    private final ProxyConfig started;
+    private final ProxyServer proxy;
+    private final Ticker ticker;
+
+    FileReloader(Path file, ProxyConfig started, ProxyServer proxy, Ticker ticker) {
+      this.file = file;
+      this.started = started;
+      this.proxy = proxy;
+      this.ticker = ticker;
+    }
+
+    @Override
+    public synchronized Result reload() {
+      ProxyConfig next;
+      try {
+        next = ConfigLoader.load(file).config();
+      } catch (InvalidConfigException e) {
+        List<String> errors = new ArrayList<>();
+        for (ConfigProblem p : e.errors()) {
+          errors.add(p.format(file.toString()));
+        }
+        return new Result(
+            400, file + ": invalid (" + errors.size() + " errors): nothing changed", errors);
+      } catch (IOException e) {
+        return new Result(
+            500, file + ": cannot read: " + e.getMessage() + ": nothing changed", List.of());
+      }
+      if (!next.admin().equals(started.admin())) {
+        return new Result(409, "admin changed: needs a restart; nothing changed", List.of());
+      }
+      try {
+        ProxyServer.Reconfigured r =
+            proxy.reconfigure(settings(next), routes(next), origins(next, ticker.read()));
+        return new Result(
+            200,
+            "reloaded "
+                + file
+                + ": "
+                + r.routes()
+                + " routes, "
+                + r.origins()
+                + " origins, "
+                + r.breakersKept()
+                + " breakers kept, "
+                + r.breakersNew()
+                + " new",
+            List.of());
+      } catch (IllegalArgumentException e) {
+        return new Result(409, e.getMessage() + "; nothing changed", List.of());
+      }
+    }
   }
 
   static @Nullable String readToken(@Nullable Path file) throws IOException {

@@ -40,6 +40,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,7 +58,11 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
-  private final ProxyContext px;
+  private final Supplier<ProxyContext> contexts;
+
+  /** The configuration of the current request (read once at its head: reloads swap it). */
+  private ProxyContext px;
+
   private final RequestHeadTimer headTimer;
   private @Nullable ChannelHandlerContext ctx;
   private @Nullable Exchange exchange;
@@ -76,8 +81,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private @Nullable String clientIp;
 
-  ClientConnection(ProxyContext px, RequestHeadTimer headTimer) {
-    this.px = px;
+  ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
+    this.contexts = contexts;
+    this.px = contexts.get();
     this.headTimer = headTimer;
   }
 
@@ -144,6 +150,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private void onRequest(ChannelHandlerContext ctx, HttpRequest req) {
     headTimer.headReceived();
+    px = contexts.get();
     long now = px.ticker.read();
     requestStart = now;
     routeLabel = ProxyMetrics.NO_ROUTE;

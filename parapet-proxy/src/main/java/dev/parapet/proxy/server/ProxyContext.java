@@ -13,7 +13,6 @@ import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.util.HashedWheelTimer;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** What every client connection of one listener shares: configuration-derived, thread-safe. */
@@ -28,17 +27,8 @@ final class ProxyContext {
   final ProxyMetrics metrics;
   final AtomicLong requestIds = new AtomicLong();
 
-  /** Attempt timeouts: a wheel with 10 ms ticks; callbacks hop to the request's event loop. */
-  final HashedWheelTimer timeouts =
-      new HashedWheelTimer(
-          r -> {
-            Thread t = new Thread(r, "parapet-timeouts");
-            t.setDaemon(true);
-            return t;
-          },
-          10,
-          TimeUnit.MILLISECONDS,
-          512);
+  /** Attempt timeouts, shared by every configuration of one listener. */
+  final HashedWheelTimer timeouts;
 
   ProxyContext(
       ProxySettings settings,
@@ -47,7 +37,8 @@ final class ProxyContext {
       BreakerRegistry breakers,
       Ticker ticker,
       RandomSource random,
-      ProxyMetrics metrics) {
+      ProxyMetrics metrics,
+      HashedWheelTimer timeouts) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -56,6 +47,7 @@ final class ProxyContext {
     this.ticker = ticker;
     this.random = random;
     this.metrics = metrics;
+    this.timeouts = timeouts;
   }
 
   /** The breaker key for an attempt, by the origin's configured scope. */

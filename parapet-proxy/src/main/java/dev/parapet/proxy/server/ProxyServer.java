@@ -33,6 +33,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,10 +53,15 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ProxyServer implements AutoCloseable {
   private final ProxySettings settings;
-  private final ProxyContext context;
   private final ProxyMetrics metrics;
+  private final Ticker ticker;
+  private final RandomSource random;
+  private final BreakerListener listeners;
+  private final HashedWheelTimer timeouts;
   private final EventLoopGroup group;
   private final Class<? extends ServerChannel> serverChannelType;
+  private final Class<? extends SocketChannel> clientType;
+  private volatile ProxyContext context;
   private @Nullable Channel serverChannel;
 
   /**
@@ -69,12 +75,81 @@ public final class ProxyServer implements AutoCloseable {
       RandomSource random,
       int threads) {
     this.settings = settings;
+    this.ticker = ticker;
+    this.random = random;
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     this.group = new MultiThreadIoEventLoopGroup(threads, io);
     this.serverChannelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    Class<? extends SocketChannel> clientType =
-        epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    this.clientType = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    List<String> reasons = new ArrayList<>();
+    for (ProxyError e : ProxyError.values()) {
+      reasons.add(e.name());
+    }
+    this.metrics = new ProxyMetrics(List.of(), List.of(), reasons);
+    this.listeners = new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
+    // Attempt timeouts: a wheel with 10 ms ticks; callbacks hop to the request's event loop.
+    this.timeouts =
+        new HashedWheelTimer(
+            r -> {
+              Thread t = new Thread(r, "parapet-timeouts");
+              t.setDaemon(true);
+              return t;
+            },
+            10,
+            TimeUnit.MILLISECONDS,
+            512);
+    try {
+      this.context = build(settings, routes, origins, null).context();
+    } catch (RuntimeException e) {
+      timeouts.stop();
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw e;
+    }
+  }
+
+  /** What a reconfiguration did. */
+  public record Reconfigured(int routes, int origins, int breakersKept, int breakersNew) {}
+
+  private record Built(ProxyContext context, int kept, int fresh) {}
+
+  /**
+   * Swaps in new routes, origins and settings atomically: requests that start afterwards see the
+   * new configuration, requests in flight finish with the old one. A breaker whose key and policy
+   * are unchanged is carried over with its state; others start CLOSED. Origin pools are new (their
+   * connections are re-established); the old pools' idle connections are closed.
+   *
+   * @throws IllegalArgumentException when {@code newSettings} changes the name or the listen
+   *     address (those need a restart) or a route names an unknown origin
+   */
+  public Reconfigured reconfigure(
+      ProxySettings newSettings, List<Route> routes, List<OriginSettings> origins) {
+    ProxySettings current = context.settings;
+    if (!newSettings.name().equals(current.name())
+        || !newSettings.listen().equals(current.listen())) {
+      throw new IllegalArgumentException(
+          "name, listen : "
+              + newSettings.name()
+              + ", "
+              + newSettings.listen()
+              + " (expected: unchanged "
+              + current.name()
+              + ", "
+              + current.listen()
+              + "; changing them needs a restart)");
+    }
+    ProxyContext old = context;
+    Built built = build(newSettings, routes, origins, old);
+    context = built.context();
+    old.origins.values().forEach(OriginPool::closeIdle);
+    return new Reconfigured(routes.size(), origins.size(), built.kept(), built.fresh());
+  }
+
+  private Built build(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      @Nullable ProxyContext previous) {
     Map<String, OriginPool> pools = new LinkedHashMap<>();
     for (OriginSettings o : origins) {
       pools.put(o.name(), new OriginPool(o, clientType));
@@ -92,13 +167,10 @@ public final class ProxyServer implements AutoCloseable {
       }
     }
     Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools);
-    List<String> reasons = new ArrayList<>();
-    for (ProxyError e : ProxyError.values()) {
-      reasons.add(e.name());
-    }
-    this.metrics =
-        new ProxyMetrics(
-            routes.stream().map(Route::id).toList(), List.copyOf(pools.keySet()), reasons);
+    List<String> routeLabels = new ArrayList<>(routes.stream().map(Route::id).toList());
+    routeLabels.add(ProxyMetrics.NO_ROUTE);
+    metrics.ensureRoutes(routeLabels);
+    metrics.ensureOrigins(List.copyOf(pools.keySet()));
     for (OriginPool pool : pools.values()) {
       metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
       for (HostPool h : pool.hosts()) {
@@ -106,31 +178,31 @@ public final class ProxyServer implements AutoCloseable {
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
       }
     }
-    BreakerListener listeners =
-        new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
+    int[] kept = new int[1];
     BreakerRegistry registry =
         new BreakerRegistry(
             Math.max(1, policies.size()),
             Duration.ofDays(365),
             key -> {
               BreakerPolicy p = policies.get(key);
-              CircuitBreaker b =
-                  new CircuitBreaker(
-                      key,
-                      p == null ? BreakerPolicy.defaults() : p,
-                      random,
-                      listeners,
-                      ticker.read());
+              BreakerPolicy policy = p == null ? BreakerPolicy.defaults() : p;
+              CircuitBreaker before = previous == null ? null : previous.breakers.find(key);
+              if (before != null && before.policy().equals(policy)) {
+                kept[0]++;
+                return before;
+              }
+              CircuitBreaker b = new CircuitBreaker(key, policy, random, listeners, ticker.read());
               metrics.breakerCreated(b);
               return b;
             });
-    this.context =
-        new ProxyContext(
-            settings, new RouteTable(routes), pools, registry, ticker, random, metrics);
     // Create every configured breaker now, so metrics and the admin API show them from the start.
     for (BreakerKey key : policies.keySet()) {
       registry.get(key, ticker.read());
     }
+    ProxyContext ctx =
+        new ProxyContext(
+            settings, new RouteTable(routes), pools, registry, ticker, random, metrics, timeouts);
+    return new Built(ctx, kept[0], policies.size() - kept[0]);
   }
 
   /** Every breaker key configuration can produce, with its policy. */
@@ -178,11 +250,12 @@ public final class ProxyServer implements AutoCloseable {
                   protected void initChannel(Channel ch) {
                     RequestHeadTimer timer =
                         new RequestHeadTimer(headerNanos, idleNanos, context.responses, metrics);
+                    ProxyServer server = ProxyServer.this;
                     ch.pipeline()
                         .addLast("head-timer", timer)
                         .addLast("codec", new HttpServerCodec(decoder))
                         .addLast("expect", new HttpServerExpectContinueHandler())
-                        .addLast("proxy", new ClientConnection(context, timer));
+                        .addLast("proxy", new ClientConnection(server::context, timer));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
@@ -198,6 +271,11 @@ public final class ProxyServer implements AutoCloseable {
     return ((InetSocketAddress) c.localAddress()).getPort();
   }
 
+  /** The configuration in force (read once per request). */
+  ProxyContext context() {
+    return context;
+  }
+
   /** The breakers (for the admin API and tests). */
   public BreakerRegistry breakers() {
     return context.breakers;
@@ -208,9 +286,9 @@ public final class ProxyServer implements AutoCloseable {
     return metrics;
   }
 
-  /** This listener's settings. */
+  /** This listener's settings in force. */
   public ProxySettings settings() {
-    return settings;
+    return context.settings;
   }
 
   /** The origin pools by name. */
@@ -225,7 +303,7 @@ public final class ProxyServer implements AutoCloseable {
       c.close().syncUninterruptibly();
     }
     context.origins.values().forEach(OriginPool::closeIdle);
-    context.timeouts.stop();
+    timeouts.stop();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }
