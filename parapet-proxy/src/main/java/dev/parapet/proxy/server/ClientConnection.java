@@ -58,6 +58,12 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
+  /** Decoded pipelined messages held before reads pause. */
+  private static final int MAX_QUEUED_MESSAGES = 64;
+
+  /** Request body bytes held while the origin connection is being made, before reads pause. */
+  private static final long MAX_BUFFERED_BODY = 256 * 1024;
+
   private final Supplier<ProxyContext> contexts;
 
   /** The configuration of the current request (read once at its head: reloads swap it). */
@@ -102,6 +108,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (msg instanceof HttpRequest) {
       if (ex != null || skipUntilLast || !queued.isEmpty()) {
         queued.add(msg); // pipelined: handled when the current response is done
+        pauseReadsIfQueueLong();
         return;
       }
       onRequest(ctx, (HttpRequest) msg);
@@ -109,6 +116,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     if (!queued.isEmpty()) {
       queued.add(msg);
+      pauseReadsIfQueueLong();
     } else if (ex != null && !ex.requestComplete) {
       ex.onRequestContent((HttpContent) msg);
     } else if (skipUntilLast) {
@@ -360,7 +368,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     headTimer.awaitNext();
-    c.channel().config().setAutoRead(true);
+    readClient(true);
     while (!queued.isEmpty() && exchange == null && !skipUntilLast && !closing) {
       Object next = queued.poll();
       if (next instanceof HttpRequest req) {
@@ -368,6 +376,24 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       } else if (next != null) {
         ReferenceCountUtil.release(next); // content of a request already answered
       }
+    }
+  }
+
+  /**
+   * Reads stay on while a request is handled (toggling them costs two epoll_ctl calls per request);
+   * they pause only when something piles up: pipelined requests, a body waiting for its origin
+   * connection, or an origin connection that cannot take more.
+   */
+  private void readClient(boolean on) {
+    ChannelHandlerContext c = ctx;
+    if (c != null && c.channel().config().isAutoRead() != on) {
+      c.channel().config().setAutoRead(on);
+    }
+  }
+
+  private void pauseReadsIfQueueLong() {
+    if (queued.size() > MAX_QUEUED_MESSAGES) {
+      readClient(false); // resumed by nextRequest
     }
   }
 
@@ -395,6 +421,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     final Permit permit = new Permit();
     final List<HttpContent> bufferedBody = new ArrayList<>();
     long bodyBytes;
+    long bufferedBytes;
     boolean requestComplete;
     long sentNanos;
     @Nullable Channel origin;
@@ -429,7 +456,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void start() {
-      client.channel().config().setAutoRead(false);
       long attempt = Math.min(pool.settings().timeout().toNanos(), budgetNanos);
       // A hashed wheel: O(1) to arm and cancel, where a per-request scheduled task on the event
       // loop costs a priority-queue insert and removal (7 % of the proxy's CPU when profiled).
@@ -456,13 +482,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       Channel o = origin;
       if (o == null) {
         bufferedBody.add(c);
+        bufferedBytes += c.content().readableBytes();
+        if (bufferedBytes > MAX_BUFFERED_BODY) {
+          readClient(false); // resumed once the origin connection takes the buffer
+        }
         return;
       }
       o.writeAndFlush(c);
-      if (requestComplete) {
-        client.channel().config().setAutoRead(false);
-      } else if (!o.isWritable()) {
-        client.channel().config().setAutoRead(false);
+      if (!o.isWritable()) {
+        readClient(false); // resumed when the origin connection drains
       }
     }
 
@@ -481,7 +509,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       origin = ch;
       OriginConnection.of(ch).attach(this);
-      ch.config().setAutoRead(true);
+      ch.config().setAutoRead(true); // no-op unless a previous exchange paused it
       // The decoded request is ours alone: rewrite it in place rather than copying its headers.
       boolean chunked = HttpUtil.isTransferEncodingChunked(request);
       HttpRequest fwd = request.setUri(originForm).setProtocolVersion(HttpVersion.HTTP_1_1);
@@ -506,8 +534,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       bufferedBody.clear();
       ch.flush();
       sentNanos = now;
+      bufferedBytes = 0;
       if (!requestComplete) {
-        client.channel().config().setAutoRead(ch.isWritable());
+        readClient(ch.isWritable());
       }
     }
 
@@ -639,7 +668,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void onOriginWritabilityChanged(boolean writable) {
       if (!done && !requestComplete) {
-        client.channel().config().setAutoRead(writable);
+        readClient(writable);
       }
     }
 

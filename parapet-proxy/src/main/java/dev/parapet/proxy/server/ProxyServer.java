@@ -249,7 +249,8 @@ public final class ProxyServer implements AutoCloseable {
                   @Override
                   protected void initChannel(Channel ch) {
                     RequestHeadTimer timer =
-                        new RequestHeadTimer(headerNanos, idleNanos, context.responses, metrics);
+                        new RequestHeadTimer(
+                            headerNanos, idleNanos, context.responses, metrics, ticker);
                     ProxyServer server = ProxyServer.this;
                     ch.pipeline()
                         .addLast("head-timer", timer)

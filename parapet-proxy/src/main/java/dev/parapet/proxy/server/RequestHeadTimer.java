@@ -1,5 +1,6 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
@@ -14,6 +15,10 @@ import org.jspecify.annotations.Nullable;
  * arrives, its whole head must arrive within {@code headerTimeout}, else the client gets 408 and
  * the connection closes. Between requests a keep-alive connection may stay silent for {@code
  * idleTimeout}, then it is closed quietly. Sits before the HTTP codec, so it sees raw bytes.
+ *
+ * <p>Like Netty's {@code IdleStateHandler}, it does not schedule a timer per request (a priority
+ * queue insert and removal each time): it notes when each phase began and one check per connection,
+ * every quarter of the shorter timeout, compares. A timeout fires up to a quarter late.
  */
 final class RequestHeadTimer extends ChannelDuplexHandler {
   private enum Phase {
@@ -24,21 +29,30 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
 
   private final long headerTimeoutNanos;
   private final long idleTimeoutNanos;
+  private final long checkEveryNanos;
   private final LocalResponses responses;
   private final ProxyMetrics metrics;
+  private final Ticker ticker;
   private Phase phase = Phase.IDLE;
-  private @Nullable ScheduledFuture<?> timer;
+  private long phaseSince;
+  private @Nullable ScheduledFuture<?> check;
   private @Nullable ChannelHandlerContext ctx;
 
   RequestHeadTimer(
       long headerTimeoutNanos,
       long idleTimeoutNanos,
       LocalResponses responses,
-      ProxyMetrics metrics) {
+      ProxyMetrics metrics,
+      Ticker ticker) {
     this.headerTimeoutNanos = headerTimeoutNanos;
     this.idleTimeoutNanos = idleTimeoutNanos;
+    this.checkEveryNanos =
+        Math.max(
+            10_000_000L,
+            Math.min(1_000_000_000L, Math.min(headerTimeoutNanos, idleTimeoutNanos) / 4));
     this.responses = responses;
     this.metrics = metrics;
+    this.ticker = ticker;
   }
 
   @Override
@@ -49,12 +63,20 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     awaitNext();
+    check =
+        ctx.executor()
+            .scheduleWithFixedDelay(
+                this::check, checkEveryNanos, checkEveryNanos, TimeUnit.NANOSECONDS);
     super.channelActive(ctx);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    cancel();
+    ScheduledFuture<?> c = check;
+    if (c != null) {
+      c.cancel(false);
+      check = null;
+    }
     super.channelInactive(ctx);
   }
 
@@ -62,46 +84,30 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
     if (phase == Phase.IDLE && msg instanceof ByteBuf b && b.isReadable()) {
       phase = Phase.HEAD;
-      schedule(headerTimeoutNanos);
+      phaseSince = ticker.read();
     }
     super.channelRead(ctx, msg);
   }
 
-  /** The request head is complete: no timer while the request is handled. */
+  /** The request head is complete: no deadline while the request is handled. */
   void headReceived() {
     phase = Phase.BUSY;
-    cancel();
   }
 
   /** The response is done: wait for the next request. */
   void awaitNext() {
     phase = Phase.IDLE;
-    schedule(idleTimeoutNanos);
+    phaseSince = ticker.read();
   }
 
-  private void schedule(long nanos) {
-    cancel();
+  private void check() {
     ChannelHandlerContext c = ctx;
-    if (c != null) {
-      timer = c.executor().schedule(this::expired, nanos, TimeUnit.NANOSECONDS);
-    }
-  }
-
-  private void cancel() {
-    ScheduledFuture<?> t = timer;
-    if (t != null) {
-      t.cancel(false);
-      timer = null;
-    }
-  }
-
-  private void expired() {
-    ChannelHandlerContext c = ctx;
-    timer = null;
     if (c == null || !c.channel().isActive()) {
       return;
     }
-    if (phase == Phase.HEAD) {
+    long waited = ticker.read() - phaseSince;
+    if (phase == Phase.HEAD && waited >= headerTimeoutNanos) {
+      phase = Phase.BUSY;
       metrics.localRejection(ProxyError.HEADER_TIMEOUT.ordinal());
       FullHttpResponse r =
           responses.build(
@@ -112,7 +118,7 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
               -1,
               true);
       c.channel().writeAndFlush(r).addListener(f -> c.channel().close());
-    } else if (phase == Phase.IDLE) {
+    } else if (phase == Phase.IDLE && waited >= idleTimeoutNanos) {
       c.channel().close();
     }
   }
