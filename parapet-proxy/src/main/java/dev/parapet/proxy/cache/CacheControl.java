@@ -443,12 +443,12 @@ public final class CacheControl {
       int i = vs;
       while (i < ve) {
         char c = s.charAt(i);
-        if (c == ',' || isOws(c) || c == '\\') {
+        if (isNameSeparator(c)) {
           i++;
           continue;
         }
         int start = i;
-        while (i < ve && s.charAt(i) != ',' && !isOws(s.charAt(i))) {
+        while (i < ve && !isNameSeparator(s.charAt(i))) {
           i++;
         }
         String name = s.subSequence(start, i).toString().toLowerCase(Locale.ROOT);
@@ -472,6 +472,11 @@ public final class CacheControl {
         }
       }
       return true;
+    }
+
+    /** Field names are tokens: anything else between them is a separator. */
+    private static boolean isNameSeparator(char c) {
+      return c == ',' || c == '"' || c == '\\' || isOws(c);
     }
 
     private static boolean isOws(char c) {

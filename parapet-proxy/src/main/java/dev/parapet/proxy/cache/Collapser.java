@@ -28,8 +28,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Failure. {@link Flight#fail} releases every waiter with the cause, so each can fall back to a
  * stale entry or an error on its own; the same goes for a response that turns out not to be
  * shareable (the leader fails the flight with a cause that says so, and the waiters fetch for
- * themselves). The leader must end the flight on every path, its client leaving included.
- * Completing twice is a no-op that returns false and is counted as misuse.
+ * themselves). Keyed by the primary {@link CacheKey}, a flight ignores {@code Vary}: a waiter
+ * checks {@link CachedResponse#matchesVariant} on what it receives and fetches for itself when its
+ * request varies differently. The leader must end the flight on every path, its client leaving
+ * included. Completing twice is a no-op that returns false and is counted as misuse.
  */
 public final class Collapser<K, V> {
   /** What {@link #join} made of the caller. */

@@ -116,6 +116,9 @@ public final class HttpDate {
     b.append(DAYS, weekday * 3, weekday * 3 + 3).append(", ");
     two(b, dayOfMonth).append(' ');
     b.append(MONTHS, (month - 1) * 3, month * 3).append(' ');
+    for (long pad = 1000; pad > 1 && year < pad; pad /= 10) {
+      b.append('0'); // IMF-fixdate's year is exactly four digits
+    }
     b.append(year).append(' ');
     two(b, secondOfDay / 3600).append(':');
     two(b, secondOfDay / 60 % 60).append(':');

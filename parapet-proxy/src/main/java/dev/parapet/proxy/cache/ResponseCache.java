@@ -33,6 +33,14 @@ public final class ResponseCache {
   private final long maxObjectBytes;
 
   /**
+   * A cache whose largest object is a sixteenth of {@code maxBytes} (16 MiB of the default 256
+   * MiB), so one object can never push out more than a small share of the hits.
+   */
+  public ResponseCache(long maxBytes, Executor executor) {
+    this(maxBytes, Math.max(1, maxBytes / 16), executor);
+  }
+
+  /**
    * @param maxBytes {@code cache.max_size}
    * @param maxObjectBytes largest single response stored
    * @param executor runs Caffeine's maintenance (eviction); {@code Runnable::run} runs it on the

@@ -48,6 +48,9 @@ class HttpDateTest {
     assertThat(HttpDate.format(NOV_6_1994)).isEqualTo("Sun, 06 Nov 1994 08:49:37 GMT");
     assertThat(HttpDate.format(Http.WALL)).isEqualTo("Tue, 14 Nov 2023 22:13:20 GMT");
     assertThat(HttpDate.format(951_782_400_000L)).isEqualTo("Tue, 29 Feb 2000 00:00:00 GMT");
+    // found by ParserFuzzTest: years before 1000 keep four digits
+    long year63 = HttpDate.parse("Sat, 16 Jun 0063 20:02:47 GMT", Http.WALL);
+    assertThat(HttpDate.format(year63)).isEqualTo("Sat, 16 Jun 0063 20:02:47 GMT");
     for (long t = 0; t < 4_000_000_000_000L; t += 12_345_678_901L) {
       long seconds = t / 1000 * 1000;
       assertThat(HttpDate.parse(HttpDate.format(t), Http.WALL)).isEqualTo(seconds);

@@ -186,6 +186,15 @@ class ResponseCacheTest {
   }
 
   @Test
+  void defaultObjectLimitIsASixteenthOfTheCache() {
+    ResponseCache c = new ResponseCache(160_000, Runnable::run);
+    assertThat(c.store(KEY, stored(headers(), "x".repeat(9_000), "Cache-Control", "max-age=6")))
+        .isTrue();
+    assertThat(c.store(KEY, stored(headers(), "x".repeat(10_000), "Cache-Control", "max-age=6")))
+        .isFalse();
+  }
+
+  @Test
   void rejectsNonsensicalBounds() {
     assertThatThrownBy(() -> new ResponseCache(0, 1, Runnable::run))
         .hasMessage("maxBytes : 0 (expected: > 0)");
