@@ -73,8 +73,10 @@ public final class CacheControl {
       f &= ~PRIVATE_FIELDS;
     }
     this.flags = f;
-    this.noCacheFields = (f & NO_CACHE_FIELDS) != 0 ? List.copyOf(p.noCacheFields) : List.of();
-    this.privateFields = (f & PRIVATE_FIELDS) != 0 ? List.copyOf(p.privateFields) : List.of();
+    List<String> nc = p.noCacheFields;
+    List<String> pf = p.privateFields;
+    this.noCacheFields = (f & NO_CACHE_FIELDS) != 0 && nc != null ? List.copyOf(nc) : List.of();
+    this.privateFields = (f & PRIVATE_FIELDS) != 0 && pf != null ? List.copyOf(pf) : List.of();
   }
 
   /** Parses every {@code Cache-Control} field line of {@code headers}. */
@@ -255,8 +257,9 @@ public final class CacheControl {
     long swr = ABSENT;
     long sie = ABSENT;
     int flags;
-    final List<String> noCacheFields = new ArrayList<>(0);
-    final List<String> privateFields = new ArrayList<>(0);
+    // allocated only when a qualified no-cache / private appears
+    @Nullable List<String> noCacheFields;
+    @Nullable List<String> privateFields;
 
     CacheControl build() {
       return new CacheControl(this);
@@ -334,6 +337,9 @@ public final class CacheControl {
           } else if (is(s, ns, "private")) {
             if (hasValue) {
               flags |= PRIVATE_FIELDS;
+              if (privateFields == null) {
+                privateFields = new ArrayList<>(2);
+              }
               fieldNames(s, vs, ve, quoted, privateFields);
             } else {
               flags |= PRIVATE;
@@ -346,6 +352,9 @@ public final class CacheControl {
           } else if (is(s, ns, "no-cache")) {
             if (hasValue) {
               flags |= NO_CACHE_FIELDS;
+              if (noCacheFields == null) {
+                noCacheFields = new ArrayList<>(2);
+              }
               fieldNames(s, vs, ve, quoted, noCacheFields);
             } else {
               flags |= NO_CACHE;
