@@ -1,0 +1,495 @@
+package dev.parapet.proxy.cache;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The directives of a request's or a response's {@code Cache-Control} (RFC 9111 §5.2, RFC 5861),
+ * parsed in one pass over every field line, without substrings except for the field names of a
+ * qualified {@code no-cache} or {@code private}.
+ *
+ * <p>Tolerance (RFC 9111 §5.2: "recipients ought to accept both forms"): directive names are
+ * case-insensitive, arguments may be tokens or quoted-strings ({@code max-age="60"}), spaces around
+ * {@code ,} and {@code =} are ignored, unknown directives are skipped. Delta-seconds above 2^31 are
+ * 2147483648 (§1.2.2).
+ *
+ * <p>Invalid or conflicting values are treated conservatively (§4.2.1): a {@code max-age} or {@code
+ * s-maxage} that is not a number, or that appears twice with different values, is 0 (the response
+ * is stale at once); an invalid {@code stale-while-revalidate} / {@code stale-if-error} is 0 (no
+ * stale serving) and duplicates keep the smaller one. Request-side values that are invalid are
+ * ignored (they only ever ask the cache for less). An unqualified {@code no-cache} or {@code
+ * private} wins over a qualified one (the most restrictive directive is honoured).
+ */
+public final class CacheControl {
+  /** A delta-seconds directive that is not present. */
+  public static final long ABSENT = -1L;
+
+  /** Largest delta-seconds value (RFC 9111 §1.2.2). */
+  public static final long MAX_DELTA_SECONDS = 2_147_483_648L;
+
+  /** No {@code Cache-Control} at all. */
+  public static final CacheControl EMPTY = new Parser().build();
+
+  private final long maxAge;
+  private final long sMaxAge;
+  private final long maxStale;
+  private final long minFresh;
+  private final long staleWhileRevalidate;
+  private final long staleIfError;
+  private final int flags;
+  private final List<String> noCacheFields;
+  private final List<String> privateFields;
+
+  private static final int NO_STORE = 1;
+  private static final int NO_CACHE = 1 << 1;
+  private static final int NO_CACHE_FIELDS = 1 << 2;
+  private static final int PRIVATE = 1 << 3;
+  private static final int PRIVATE_FIELDS = 1 << 4;
+  private static final int PUBLIC = 1 << 5;
+  private static final int MUST_REVALIDATE = 1 << 6;
+  private static final int PROXY_REVALIDATE = 1 << 7;
+  private static final int ONLY_IF_CACHED = 1 << 8;
+  private static final int MAX_STALE_ANY = 1 << 9;
+  private static final int NO_TRANSFORM = 1 << 10;
+  private static final int IMMUTABLE = 1 << 11;
+
+  private CacheControl(Parser p) {
+    this.maxAge = p.maxAge;
+    this.sMaxAge = p.sMaxAge;
+    this.maxStale = p.maxStale;
+    this.minFresh = p.minFresh;
+    this.staleWhileRevalidate = p.swr;
+    this.staleIfError = p.sie;
+    int f = p.flags;
+    if ((f & NO_CACHE) != 0) {
+      f &= ~NO_CACHE_FIELDS;
+    }
+    if ((f & PRIVATE) != 0) {
+      f &= ~PRIVATE_FIELDS;
+    }
+    this.flags = f;
+    List<String> nc = p.noCacheFields;
+    List<String> pf = p.privateFields;
+    this.noCacheFields = (f & NO_CACHE_FIELDS) != 0 && nc != null ? List.copyOf(nc) : List.of();
+    this.privateFields = (f & PRIVATE_FIELDS) != 0 && pf != null ? List.copyOf(pf) : List.of();
+  }
+
+  /** Parses every {@code Cache-Control} field line of {@code headers}. */
+  public static CacheControl of(HttpHeaders headers) {
+    Iterator<? extends CharSequence> it =
+        headers.valueCharSequenceIterator(HttpHeaderNames.CACHE_CONTROL);
+    if (!it.hasNext()) {
+      return EMPTY;
+    }
+    Parser p = new Parser();
+    while (it.hasNext()) {
+      p.parse(it.next());
+    }
+    return p.build();
+  }
+
+  /** Parses one field value (several directives separated by commas). */
+  public static CacheControl parse(@Nullable CharSequence value) {
+    if (value == null || value.length() == 0) {
+      return EMPTY;
+    }
+    Parser p = new Parser();
+    p.parse(value);
+    return p.build();
+  }
+
+  /** {@code max-age} in seconds, or {@link #ABSENT}. */
+  public long maxAge() {
+    return maxAge;
+  }
+
+  /** {@code s-maxage} in seconds (response only), or {@link #ABSENT}. */
+  public long sMaxAge() {
+    return sMaxAge;
+  }
+
+  /**
+   * {@code max-stale} in seconds (request only), {@link #ABSENT}, or {@link #MAX_DELTA_SECONDS}
+   * when given without a value (any staleness is acceptable).
+   */
+  public long maxStale() {
+    return maxStale;
+  }
+
+  /** {@code min-fresh} in seconds (request only), or {@link #ABSENT}. */
+  public long minFresh() {
+    return minFresh;
+  }
+
+  /** RFC 5861 {@code stale-while-revalidate} in seconds, or {@link #ABSENT}. */
+  public long staleWhileRevalidate() {
+    return staleWhileRevalidate;
+  }
+
+  /** RFC 5861 {@code stale-if-error} in seconds, or {@link #ABSENT}. */
+  public long staleIfError() {
+    return staleIfError;
+  }
+
+  public boolean noStore() {
+    return (flags & NO_STORE) != 0;
+  }
+
+  /** Unqualified {@code no-cache}: never used without successful validation. */
+  public boolean noCache() {
+    return (flags & NO_CACHE) != 0;
+  }
+
+  /**
+   * Lower-case field names of a qualified {@code no-cache="a, b"} (response only): the response may
+   * be reused if those fields are left out. Empty when absent or when unqualified.
+   */
+  public List<String> noCacheFields() {
+    return noCacheFields;
+  }
+
+  /** Unqualified {@code private}: a shared cache must not store the response. */
+  public boolean isPrivate() {
+    return (flags & PRIVATE) != 0;
+  }
+
+  /**
+   * Lower-case field names of a qualified {@code private="a, b"}: a shared cache may store the
+   * response without those fields. Empty when absent or when unqualified.
+   */
+  public List<String> privateFields() {
+    return privateFields;
+  }
+
+  public boolean isPublic() {
+    return (flags & PUBLIC) != 0;
+  }
+
+  public boolean mustRevalidate() {
+    return (flags & MUST_REVALIDATE) != 0;
+  }
+
+  public boolean proxyRevalidate() {
+    return (flags & PROXY_REVALIDATE) != 0;
+  }
+
+  public boolean onlyIfCached() {
+    return (flags & ONLY_IF_CACHED) != 0;
+  }
+
+  public boolean noTransform() {
+    return (flags & NO_TRANSFORM) != 0;
+  }
+
+  public boolean immutable() {
+    return (flags & IMMUTABLE) != 0;
+  }
+
+  /**
+   * True when a shared cache must not serve this response stale (RFC 9111 §4.2.4): {@code
+   * must-revalidate}, {@code proxy-revalidate}, {@code s-maxage} (which implies proxy-revalidate,
+   * §5.2.2.10) or an unqualified {@code no-cache}.
+   */
+  public boolean forbidsStale() {
+    return (flags & (MUST_REVALIDATE | PROXY_REVALIDATE | NO_CACHE)) != 0 || sMaxAge != ABSENT;
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder b = new StringBuilder();
+    flag(b, NO_STORE, "no-store");
+    flag(b, NO_CACHE, "no-cache");
+    fields(b, "no-cache", noCacheFields);
+    flag(b, PRIVATE, "private");
+    fields(b, "private", privateFields);
+    flag(b, PUBLIC, "public");
+    flag(b, MUST_REVALIDATE, "must-revalidate");
+    flag(b, PROXY_REVALIDATE, "proxy-revalidate");
+    flag(b, ONLY_IF_CACHED, "only-if-cached");
+    flag(b, NO_TRANSFORM, "no-transform");
+    flag(b, IMMUTABLE, "immutable");
+    delta(b, "max-age", maxAge);
+    delta(b, "s-maxage", sMaxAge);
+    if ((flags & MAX_STALE_ANY) != 0) {
+      sep(b).append("max-stale");
+    } else {
+      delta(b, "max-stale", maxStale);
+    }
+    delta(b, "min-fresh", minFresh);
+    delta(b, "stale-while-revalidate", staleWhileRevalidate);
+    delta(b, "stale-if-error", staleIfError);
+    return b.toString();
+  }
+
+  private void flag(StringBuilder b, int bit, String name) {
+    if ((flags & bit) != 0) {
+      sep(b).append(name);
+    }
+  }
+
+  private static void fields(StringBuilder b, String name, List<String> fields) {
+    if (!fields.isEmpty()) {
+      sep(b).append(name).append("=\"").append(String.join(", ", fields)).append('"');
+    }
+  }
+
+  private static void delta(StringBuilder b, String name, long v) {
+    if (v != ABSENT) {
+      sep(b).append(name).append('=').append(v);
+    }
+  }
+
+  private static StringBuilder sep(StringBuilder b) {
+    return b.isEmpty() ? b : b.append(", ");
+  }
+
+  /** One pass over field values; mutable, confined to one parse. */
+  private static final class Parser {
+    long maxAge = ABSENT;
+    long sMaxAge = ABSENT;
+    long maxStale = ABSENT;
+    long minFresh = ABSENT;
+    long swr = ABSENT;
+    long sie = ABSENT;
+    int flags;
+    // allocated only when a qualified no-cache / private appears
+    @Nullable List<String> noCacheFields;
+    @Nullable List<String> privateFields;
+
+    CacheControl build() {
+      return new CacheControl(this);
+    }
+
+    void parse(CharSequence s) {
+      int n = s.length();
+      int i = 0;
+      while (i < n) {
+        // Skip separators and whitespace before a directive name.
+        char c = s.charAt(i);
+        if (c == ',' || c == ' ' || c == '\t') {
+          i++;
+          continue;
+        }
+        int nameStart = i;
+        while (i < n && s.charAt(i) != '=' && s.charAt(i) != ',') {
+          i++;
+        }
+        int nameEnd = i;
+        while (nameEnd > nameStart && isOws(s.charAt(nameEnd - 1))) {
+          nameEnd--;
+        }
+        int valueStart = -1;
+        int valueEnd = -1;
+        boolean quoted = false;
+        if (i < n && s.charAt(i) == '=') {
+          i++;
+          while (i < n && isOws(s.charAt(i))) {
+            i++;
+          }
+          if (i < n && s.charAt(i) == '"') {
+            quoted = true;
+            valueStart = ++i;
+            while (i < n && s.charAt(i) != '"') {
+              if (s.charAt(i) == '\\' && i + 1 < n) {
+                i++;
+              }
+              i++;
+            }
+            valueEnd = i;
+            if (i < n) {
+              i++; // closing quote
+            }
+            while (i < n && s.charAt(i) != ',') {
+              i++; // junk after a quoted-string is ignored
+            }
+          } else {
+            valueStart = i;
+            while (i < n && s.charAt(i) != ',') {
+              i++;
+            }
+            valueEnd = i;
+            while (valueEnd > valueStart && isOws(s.charAt(valueEnd - 1))) {
+              valueEnd--;
+            }
+          }
+        }
+        directive(s, nameStart, nameEnd, valueStart, valueEnd, quoted);
+      }
+    }
+
+    private void directive(CharSequence s, int ns, int ne, int vs, int ve, boolean quoted) {
+      boolean hasValue = vs >= 0;
+      switch (ne - ns) {
+        case 6 -> {
+          if (is(s, ns, "public")) {
+            flags |= PUBLIC;
+          }
+        }
+        case 7 -> {
+          if (is(s, ns, "max-age")) {
+            long v = delta(s, vs, ve);
+            maxAge = freshness(maxAge, v);
+          } else if (is(s, ns, "private")) {
+            if (hasValue) {
+              flags |= PRIVATE_FIELDS;
+              if (privateFields == null) {
+                privateFields = new ArrayList<>(2);
+              }
+              fieldNames(s, vs, ve, quoted, privateFields);
+            } else {
+              flags |= PRIVATE;
+            }
+          }
+        }
+        case 8 -> {
+          if (is(s, ns, "no-store")) {
+            flags |= NO_STORE;
+          } else if (is(s, ns, "no-cache")) {
+            if (hasValue) {
+              flags |= NO_CACHE_FIELDS;
+              if (noCacheFields == null) {
+                noCacheFields = new ArrayList<>(2);
+              }
+              fieldNames(s, vs, ve, quoted, noCacheFields);
+            } else {
+              flags |= NO_CACHE;
+            }
+          } else if (is(s, ns, "s-maxage")) {
+            sMaxAge = freshness(sMaxAge, delta(s, vs, ve));
+          }
+        }
+        case 9 -> {
+          if (is(s, ns, "max-stale")) {
+            if (!hasValue) {
+              flags |= MAX_STALE_ANY;
+              maxStale = MAX_DELTA_SECONDS;
+            } else {
+              long v = delta(s, vs, ve);
+              if (v >= 0 && (flags & MAX_STALE_ANY) == 0) {
+                maxStale = maxStale == ABSENT ? v : Math.min(maxStale, v);
+              }
+            }
+          } else if (is(s, ns, "min-fresh")) {
+            long v = delta(s, vs, ve);
+            if (v >= 0) {
+              minFresh = Math.max(minFresh, v);
+            }
+          } else if (is(s, ns, "immutable")) {
+            flags |= IMMUTABLE;
+          }
+        }
+        case 12 -> {
+          if (is(s, ns, "no-transform")) {
+            flags |= NO_TRANSFORM;
+          }
+        }
+        case 14 -> {
+          if (is(s, ns, "only-if-cached")) {
+            flags |= ONLY_IF_CACHED;
+          } else if (is(s, ns, "stale-if-error")) {
+            sie = smaller(sie, delta(s, vs, ve));
+          }
+        }
+        case 15 -> {
+          if (is(s, ns, "must-revalidate")) {
+            flags |= MUST_REVALIDATE;
+          }
+        }
+        case 16 -> {
+          if (is(s, ns, "proxy-revalidate")) {
+            flags |= PROXY_REVALIDATE;
+          }
+        }
+        case 22 -> {
+          if (is(s, ns, "stale-while-revalidate")) {
+            swr = smaller(swr, delta(s, vs, ve));
+          }
+        }
+        default -> {
+          // unknown directive (or extension): ignored, as RFC 9111 §5.2.3 requires
+        }
+      }
+    }
+
+    /** max-age / s-maxage: invalid (-2) or a disagreeing duplicate means stale (0). */
+    private static long freshness(long current, long parsed) {
+      long v = parsed < 0 ? 0 : parsed;
+      if (current == ABSENT) {
+        return v;
+      }
+      return current == v ? v : 0;
+    }
+
+    /** stale-while-revalidate / stale-if-error: invalid means 0, duplicates keep the smaller. */
+    private static long smaller(long current, long parsed) {
+      long v = parsed < 0 ? 0 : parsed;
+      return current == ABSENT ? v : Math.min(current, v);
+    }
+
+    /** Delta-seconds in s[vs, ve), or -2 when missing or not all digits. */
+    private static long delta(CharSequence s, int vs, int ve) {
+      if (vs < 0 || ve <= vs) {
+        return -2;
+      }
+      long v = 0;
+      for (int i = vs; i < ve; i++) {
+        char c = s.charAt(i);
+        if (c < '0' || c > '9') {
+          return -2;
+        }
+        v = Math.min(MAX_DELTA_SECONDS, v * 10 + (c - '0'));
+      }
+      return v;
+    }
+
+    private static void fieldNames(
+        CharSequence s, int vs, int ve, boolean quoted, List<String> out) {
+      int i = vs;
+      while (i < ve) {
+        char c = s.charAt(i);
+        if (isNameSeparator(c)) {
+          i++;
+          continue;
+        }
+        int start = i;
+        while (i < ve && !isNameSeparator(s.charAt(i))) {
+          i++;
+        }
+        String name = s.subSequence(start, i).toString().toLowerCase(Locale.ROOT);
+        if (!out.contains(name)) {
+          out.add(name);
+        }
+        if (!quoted) {
+          return; // a token argument holds one name only
+        }
+      }
+    }
+
+    private static boolean is(CharSequence s, int from, String lowerName) {
+      for (int k = 0; k < lowerName.length(); k++) {
+        char c = s.charAt(from + k);
+        if (c >= 'A' && c <= 'Z') {
+          c = (char) (c + 32);
+        }
+        if (c != lowerName.charAt(k)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Field names are tokens: anything else between them is a separator. */
+    private static boolean isNameSeparator(char c) {
+      return c == ',' || c == '"' || c == '\\' || isOws(c);
+    }
+
+    private static boolean isOws(char c) {
+      return c == ' ' || c == '\t';
+    }
+  }
+}

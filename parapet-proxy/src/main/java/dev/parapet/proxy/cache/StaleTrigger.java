@@ -1,0 +1,50 @@
+package dev.parapet.proxy.cache;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Why the origin could not give a fresh answer: the triggers of RFC 5861 {@code stale-if-error}
+ * (500, 502, 503, 504) and the seed's edge extension (timeouts, connect errors, and the proxy's own
+ * local refusals: open breaker, shed, pool limit). {@link #detail()} is the token used in {@code
+ * Cache-Status; detail="stale ..."}.
+ */
+public enum StaleTrigger {
+  /** The origin answered 500, 502, 503 or 504. */
+  ORIGIN_5XX("origin-5xx", true),
+  /** The attempt ran out of time. */
+  TIMEOUT("timeout", false),
+  /** Connecting failed (refused, reset, connect timeout, TLS) or the connection broke. */
+  CONNECT_ERROR("connect-error", false),
+  /** The breaker for this scope refused the request. */
+  BREAKER_OPEN("breaker-open", false),
+  /** Admission control or the overload manager shed the request. */
+  SHED("shed", false),
+  /** The origin pool's connection or request limits are reached. */
+  POOL_LIMIT("pool-limit", false);
+
+  private final String detail;
+  private final boolean originAnswered;
+
+  StaleTrigger(String detail, boolean originAnswered) {
+    this.detail = detail;
+    this.originAnswered = originAnswered;
+  }
+
+  /** Token for {@code Cache-Status} {@code detail} and logs. */
+  public String detail() {
+    return detail;
+  }
+
+  /** True when the origin sent a response (which can be forwarded instead of a stale one). */
+  public boolean originAnswered() {
+    return originAnswered;
+  }
+
+  /** The trigger for an origin status, or null when that status is not an error RFC 5861 names. */
+  public static @Nullable StaleTrigger forStatus(int status) {
+    return switch (status) {
+      case 500, 502, 503, 504 -> ORIGIN_5XX;
+      default -> null;
+    };
+  }
+}
