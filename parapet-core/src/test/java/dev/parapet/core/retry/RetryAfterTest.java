@@ -3,7 +3,6 @@ package dev.parapet.core.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.parapet.core.time.RandomSource;
-import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -108,17 +107,6 @@ class RetryAfterTest {
       assertThat(RetryAfter.parseNanos(value, nowMillis))
           .as("seed %d value %s", seed, value)
           .isEqualTo(expected);
-    }
-  }
-
-  @Test
-  void civilDateArithmeticMatchesJavaTime() {
-    for (long day = -800_000; day <= 800_000; day += 997) {
-      LocalDate date = LocalDate.ofEpochDay(day);
-      assertThat(
-              RetryAfter.daysFromCivil(date.getYear(), date.getMonthValue(), date.getDayOfMonth()))
-          .isEqualTo(day);
-      assertThat(RetryAfter.yearOf(day)).isEqualTo(date.getYear());
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.cache;
 
+import dev.parapet.core.time.HttpDate;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;

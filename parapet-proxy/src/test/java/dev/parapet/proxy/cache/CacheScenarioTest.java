@@ -6,6 +6,7 @@ import static dev.parapet.proxy.cache.Http.WALL;
 import static dev.parapet.proxy.cache.Http.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.core.time.HttpDate;
 import dev.parapet.proxy.cache.Collapser.Role;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;

@@ -5,6 +5,7 @@ import static dev.parapet.proxy.cache.Http.T0;
 import static dev.parapet.proxy.cache.Http.WALL;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.core.time.HttpDate;
 import io.netty.handler.codec.http.HttpHeaders;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package dev.parapet.proxy.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.core.time.HttpDate;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 

@@ -7,6 +7,7 @@ import static dev.parapet.proxy.cache.Http.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parapet.core.time.HttpDate;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import java.nio.charset.StandardCharsets;

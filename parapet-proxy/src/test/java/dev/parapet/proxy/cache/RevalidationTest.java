@@ -6,6 +6,7 @@ import static dev.parapet.proxy.cache.Http.WALL;
 import static dev.parapet.proxy.cache.Http.headers;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.core.time.HttpDate;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.parapet.proxy.cache;
+package dev.parapet.core.time;
 
 import org.jspecify.annotations.Nullable;
 
@@ -7,13 +7,12 @@ import org.jspecify.annotations.Nullable;
  * the three forms a recipient must accept and formats IMF-fixdate, without allocating while
  * parsing.
  *
- * <p>Why not {@code dev.parapet.core.retry.RetryAfter}: its date parser ({@code
- * parseHttpDateMillis}) is package-private and only reachable through {@code parseNanos}, which
- * clamps to a delay in {@code [0, 1 day]} — unusable for an absolute {@code Expires}. Once core
- * exposes it, this parser should go and delegate there. The same rules hold: IMF-fixdate {@code
- * Sun, 06 Nov 1994 08:49:37 GMT}, RFC 850 {@code Sunday, 06-Nov-94 08:49:37 GMT} (a two-digit year
- * more than 50 years ahead means the previous century, RFC 9110 §5.6.7) and asctime {@code Sun Nov
- * 6 08:49:37 1994}; anything else is {@link #INVALID}.
+ * <p>The one HTTP-date parser of Parapet: {@code Retry-After} (core) and the cache (proxy) both use
+ * it. Hand-written because {@code java.time}'s {@code RFC_1123_DATE_TIME} allocates, accepts more
+ * than the grammar and knows neither RFC 850 nor asctime. The rules: IMF-fixdate {@code Sun, 06 Nov
+ * 1994 08:49:37 GMT}, RFC 850 {@code Sunday, 06-Nov-94 08:49:37 GMT} (a two-digit year more than 50
+ * years ahead means the previous century, RFC 9110 §5.6.7) and asctime {@code Sun Nov 6 08:49:37
+ * 1994}; anything else is {@link #INVALID}.
  */
 public final class HttpDate {
   /** Returned for a value that is not an HTTP-date. */
@@ -45,6 +44,14 @@ public final class HttpDate {
     while (to > from && (s.charAt(to - 1) == ' ' || s.charAt(to - 1) == '\t')) {
       to--;
     }
+    return parse(s, from, to, nowEpochMillis);
+  }
+
+  /**
+   * Epoch millis of an HTTP-date in {@code s[from, to)} (no surrounding whitespace), or {@link
+   * #INVALID}; allocation-free.
+   */
+  public static long parse(CharSequence s, int from, int to, long nowEpochMillis) {
     int len = to - from;
     if (len == 29 && s.charAt(from + 3) == ',') {
       // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
@@ -198,7 +205,7 @@ public final class HttpDate {
     };
   }
 
-  private static long daysFromCivil(int year, int month, int day) {
+  static long daysFromCivil(int year, int month, int day) {
     long y = month <= 2 ? year - 1 : year;
     long era = Math.floorDiv(y, 400);
     long yoe = y - era * 400;
@@ -207,7 +214,7 @@ public final class HttpDate {
     return era * 146_097 + doe - 719_468;
   }
 
-  private static int yearOf(long epochDay) {
+  static int yearOf(long epochDay) {
     long z = epochDay + 719_468;
     long era = Math.floorDiv(z, 146_097);
     long doe = z - era * 146_097;
