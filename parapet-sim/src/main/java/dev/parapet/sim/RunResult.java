@@ -95,17 +95,23 @@ record RunResult(
   }
 
   /**
-   * Seconds from the start of the recovery phase to the first second in which at least 99 % of the
-   * sick origin's requests succeeded; -1 when that never happened (or there is no recovery phase).
+   * Seconds from the start of the recovery phase to the first second in which the sick origin's
+   * requests succeeded at least 99 % as often as in the second half of the healthy baseline (so a
+   * fleet that was saturated before the fault is not held to 100 %); -1 when that never happened
+   * within the run (or there is no recovery phase).
    */
   int recoverySeconds() {
     if (!hasRecovery()) {
       return -1;
     }
+    double baseline =
+        ratio(
+            series.sum(Col.SICK_USER_OK, phaseEndSecond(0) / 2, phaseEndSecond(0)),
+            series.sum(Col.SICK_OFFERED, phaseEndSecond(0) / 2, phaseEndSecond(0)));
     int from = phaseStartSecond(scenario.timeline().size() - 1);
     for (int s = from; s < series.seconds(); s++) {
       long offered = series.get(s, Col.SICK_OFFERED);
-      if (offered > 0 && series.get(s, Col.SICK_USER_OK) >= 0.99 * offered) {
+      if (offered > 0 && series.get(s, Col.SICK_USER_OK) >= 0.99 * baseline * offered) {
         return s - from;
       }
     }
