@@ -37,6 +37,11 @@ import org.jspecify.annotations.Nullable;
  * the current {@link OriginPhase}; above its capacity its latency is multiplied by the load factor
  * (attempts in the previous second / capacity), so overload shows up as slowness first.
  *
+ * <p>Aggregation, for speed: requests to the healthy origin (or cache) never reach a breaker or a
+ * budget, so they are not events; each only holds its worker until a tick, counted in a ring of
+ * per-tick counts per server (worker release rounded up to the tick). Every request to the sick
+ * origin is individual: one breaker admission, one classified outcome per attempt, in time order.
+ *
  * <p>Deadlines: the request's budget is the edge timeout; each attempt's timeout is min(connector
  * timeout, what the edge budget has left), as the core's deadline propagation makes it (DESIGN
  * "Deadlines": edge 8 s > shield 5 s > connector 3 s holds by construction). Each tier holds a
@@ -47,6 +52,7 @@ final class FleetSimulation {
   private static final long SECOND = 1_000_000_000L;
   private static final long CONNECT_REFUSED_NANOS = 1_000_000L;
   private static final double HEALTHY_SIGMA = 0.3;
+  private static final int HEALTHY_RING = 1024;
 
   private final Scenario sc;
   private final Variant v;
@@ -137,6 +143,9 @@ final class FleetSimulation {
     double arrivals;
     double sickAcc;
     int busy;
+    // Healthy-route requests due to finish, by tick (a ring of counts): they never touch the core,
+    // so they are not individual events; each only holds a worker until its tick.
+    final int[] healthyDue = new int[HEALTHY_RING];
 
     Server(int id, BreakerListener listener) {
       BreakerPolicy p = v.breaker();
@@ -179,7 +188,16 @@ final class FleetSimulation {
         series.set(sec, Col.BREAKERS_NOT_CLOSED, notClosed);
       }
       double perTick = sc.ratePerServer() * sc.tickMillis() / 1000.0;
+      int slot = (int) ((now / tickNanos) % HEALTHY_RING);
       for (Server s : servers) {
+        int done = s.healthyDue[slot];
+        if (done > 0) {
+          s.healthyDue[slot] = 0;
+          s.busy -= done;
+          series.add(sec, Col.ANSWERED, done);
+          series.add(sec, Col.USER_OK, done);
+          series.add(sec, Col.HEALTHY_USER_OK, done);
+        }
         s.arrivals += perTick;
         int n = (int) s.arrivals;
         s.arrivals -= n;
@@ -195,7 +213,6 @@ final class FleetSimulation {
 
   private static final int ATTEMPT_DONE = 0;
   private static final int RETRY = 1;
-  private static final int HEALTHY_DONE = 2;
 
   private final class Request extends SimEvent {
     final Server server;
@@ -208,19 +225,18 @@ final class FleetSimulation {
     long attemptStart;
     Outcome outcome = Outcome.SUCCESS;
 
-    Request(Server server, long start, boolean sick) {
+    Request(Server server, long start) {
       this.server = server;
       this.start = start;
-      this.permit = sick && server.breaker != null ? new Permit() : null;
-      this.slot = sick && server.budget != null ? new BudgetSlot() : null;
+      this.permit = server.breaker != null ? new Permit() : null;
+      this.slot = server.budget != null ? new BudgetSlot() : null;
     }
 
     @Override
     void fire(long now) {
       switch (step) {
         case ATTEMPT_DONE -> attemptDone(this, now);
-        case RETRY -> startAttempt(this, now);
-        default -> healthyDone(this, now);
+        default -> startAttempt(this, now);
       }
     }
   }
@@ -239,12 +255,16 @@ final class FleetSimulation {
       return;
     }
     s.busy++;
-    Request r = new Request(s, now, sick);
     if (!sick) {
-      r.step = HEALTHY_DONE;
-      engine.schedule(r, now + lognormalNanos(sc.healthyMedianMillis(), HEALTHY_SIGMA, 1.0));
+      // Released at the first tick at or after its latency (at least the next tick); held at most
+      // the ring's length.
+      long latency = lognormalNanos(sc.healthyMedianMillis(), HEALTHY_SIGMA, 1.0);
+      long ticks = Math.min(HEALTHY_RING - 1, Math.max(1, (latency + tickNanos - 1) / tickNanos));
+      s.healthyDue[(int) ((now / tickNanos + ticks) % HEALTHY_RING)]++;
+      series.add(sec, Col.WS_EDGE_MS, latency / 1_000_000L);
       return;
     }
+    Request r = new Request(s, now);
     if (s.budget != null) {
       s.budget.requestStarted();
     }
@@ -363,15 +383,6 @@ final class FleetSimulation {
       }
       case NONE -> finish(r, false, now);
     }
-  }
-
-  private void healthyDone(Request r, long now) {
-    int sec = second(now);
-    r.server.busy--;
-    series.add(sec, Col.ANSWERED, 1);
-    series.add(sec, Col.USER_OK, 1);
-    series.add(sec, Col.HEALTHY_USER_OK, 1);
-    series.add(sec, Col.WS_EDGE_MS, (now - r.start) / 1_000_000L);
   }
 
   private void finish(Request r, boolean ok, long now) {
