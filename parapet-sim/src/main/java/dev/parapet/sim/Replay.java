@@ -305,7 +305,9 @@ final class Replay {
   /** The per-route report. */
   static String report(Map<String, RouteResult> results, BreakerPolicy policy) {
     StringBuilder out = new StringBuilder();
-    out.append("shadow replay, policy: ").append(policy).append('\n');
+    out.append("shadow replay (the policy runs in shadow mode whatever its mode), policy: ")
+        .append(policy)
+        .append('\n');
     out.append(
         String.format(
             Locale.ROOT,

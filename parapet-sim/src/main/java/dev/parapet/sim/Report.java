@@ -190,6 +190,6 @@ final class Report {
   /** A file name for a run's CSV: scenario and variant, anything but [a-z0-9-] made a dash. */
   static String csvFileName(RunResult r) {
     String base = (r.scenario().name() + "-" + r.variant().name()).toLowerCase(Locale.ROOT);
-    return base.replaceAll("[^a-z0-9-]+", "-") + ".csv";
+    return base.replaceAll("[^a-z0-9-]+", "-").replaceAll("-+$", "") + ".csv";
   }
 }
