@@ -18,6 +18,8 @@ final class Engine {
   private final RandomSource random;
   private long nextSeq;
   private long fired;
+  private double spareGaussian;
+  private boolean hasSpareGaussian;
 
   Engine(long seed) {
     this.random = RandomSource.seeded(seed);
@@ -64,10 +66,21 @@ final class Engine {
     }
   }
 
-  /** A standard normal deviate (Box–Muller) from the engine's random source. */
+  /**
+   * A standard normal deviate from the engine's random source: Box–Muller, whose two outputs per
+   * pair of uniforms are both used (the second is kept for the next call).
+   */
   double nextGaussian() {
+    if (hasSpareGaussian) {
+      hasSpareGaussian = false;
+      return spareGaussian;
+    }
     double u1 = random.nextDouble();
     double u2 = random.nextDouble();
-    return Math.sqrt(-2.0 * Math.log(1.0 - u1)) * Math.cos(2.0 * Math.PI * u2);
+    double r = Math.sqrt(-2.0 * Math.log(1.0 - u1));
+    double a = 2.0 * Math.PI * u2;
+    spareGaussian = r * Math.sin(a);
+    hasSpareGaussian = true;
+    return r * Math.cos(a);
   }
 }
