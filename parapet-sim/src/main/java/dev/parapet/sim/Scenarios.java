@@ -179,7 +179,8 @@ final class Scenarios {
   /** Capacity ratio for slow-origin: good answers/s healthy ÷ good answers/s in the brownout. */
   static double capacityRatio(RunResult r) {
     double brownout = r.steadyRate(Col.ORIGIN_OK, 1);
-    return brownout == 0 ? Double.POSITIVE_INFINITY : r.steadyRate(Col.ORIGIN_OK, 0) / brownout;
+    // Under one good answer per second (a lone successful probe) there is no capacity to compare.
+    return brownout < 1.0 ? Double.POSITIVE_INFINITY : r.steadyRate(Col.ORIGIN_OK, 0) / brownout;
   }
 
   /** The second with the most probes and how many, over the whole run. */
