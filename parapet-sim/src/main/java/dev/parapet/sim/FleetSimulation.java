@@ -1,0 +1,434 @@
+package dev.parapet.sim;
+
+import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerListener;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.Decision;
+import dev.parapet.core.breaker.Permit;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.breaker.State;
+import dev.parapet.core.breaker.TransitionEvent;
+import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.core.outcome.SlowCallThreshold;
+import dev.parapet.core.retry.BudgetSlot;
+import dev.parapet.core.retry.ExtraLoadBudget;
+import dev.parapet.core.retry.RetryAfter;
+import dev.parapet.core.retry.RetryBudget;
+import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.sim.Series.Col;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs one {@link Variant} of a {@link Scenario} on the {@link Engine} and fills a {@link Series}.
+ *
+ * <p>How it works. A tick event every {@code tickMillis} generates each server's arrivals for the
+ * tick (a deterministic fractional accumulator per server, started at a random phase, so the rate
+ * is exact and servers are not aligned); arrivals of one tick share the tick's timestamp. Each
+ * arrival is then an individual request: it takes a worker slot (or is refused when the server has
+ * none free), goes through the server's own real {@link CircuitBreaker} (seed 002: local breakers,
+ * no coordination), and each origin attempt is one event at the time the attempt ends, whose
+ * outcome is classified with the core's {@link OutcomeClassifier} and completes the breaker's
+ * {@link Permit}. Failed attempts are retried naively (seed 000's "one retry"), or through the
+ * core's {@link RetryPolicy} and {@link RetryBudget}, or not at all. The origin's answer comes from
+ * the current {@link OriginPhase}; above its capacity its latency is multiplied by the load factor
+ * (attempts in the previous second / capacity), so overload shows up as slowness first.
+ *
+ * <p>Aggregation, for speed: requests to the healthy origin (or cache) never reach a breaker or a
+ * budget, so they are not events; each only holds its worker until a tick, counted in a ring of
+ * per-tick counts per server (worker release rounded up to the tick). Every request to the sick
+ * origin is individual: one breaker admission, one classified outcome per attempt, in time order.
+ *
+ * <p>Deadlines: the request's budget is the edge timeout; each attempt's timeout is min(connector
+ * timeout, what the edge budget has left), as the core's deadline propagation makes it (DESIGN
+ * "Deadlines": edge 8 s > shield 5 s > connector 3 s holds by construction). Each tier holds a
+ * worker for as long as the tier below keeps it waiting, which is what the per-tier worker-seconds
+ * add up.
+ */
+final class FleetSimulation {
+  private static final long SECOND = 1_000_000_000L;
+  private static final long CONNECT_REFUSED_NANOS = 1_000_000L;
+  private static final double HEALTHY_SIGMA = 0.3;
+  private static final int HEALTHY_RING = 1024;
+  private static final int HEALTHY_SAMPLES = 4096;
+
+  private final Scenario sc;
+  private final Variant v;
+  private final Engine engine;
+  private final RandomSource random;
+  private final Series series;
+  private final Server[] servers;
+  private final OutcomeClassifier classifier;
+  private final long endNanos;
+  private final long tickNanos;
+  private final long[] phaseEnds;
+  // Healthy-route latencies: drawn once per run from the seeded source, then picked at random per
+  // request (an empirical distribution of 4,096 log-normal draws; cheaper than exp() per request).
+  private final int[] healthyTicks = new int[HEALTHY_SAMPLES];
+  private final long[] healthyMillis = new long[HEALTHY_SAMPLES];
+
+  private int phase;
+  private int currentSecond = -1;
+  private long attemptsThisSecond;
+  private double loadFactor = 1.0;
+  private long firstOpenNanos = -1;
+  private long opens;
+  private int notClosed;
+
+  private FleetSimulation(Scenario sc, Variant v, long seed) {
+    this.sc = sc;
+    this.v = v;
+    this.engine = new Engine(seed);
+    this.random = engine.random();
+    this.endNanos = (long) (sc.durationSeconds() * SECOND);
+    this.tickNanos = sc.tickMillis() * 1_000_000L;
+    this.series = new Series((int) Math.ceil(sc.durationSeconds()));
+    this.classifier =
+        OutcomeClassifier.standard()
+            .withSlowCalls(
+                SlowCallThreshold.absolute(
+                    Duration.ofNanos((long) (sc.slowThresholdMillis() * 1_000_000L))));
+    this.phaseEnds = new long[sc.timeline().size()];
+    for (int i = 0; i < phaseEnds.length; i++) {
+      phaseEnds[i] = (long) ((sc.phaseStart(i) + sc.timeline().get(i).seconds()) * SECOND);
+    }
+    for (int i = 0; i < HEALTHY_SAMPLES; i++) {
+      long latency = lognormalNanos(sc.healthyMedianMillis(), HEALTHY_SIGMA, 1.0);
+      // Released at the first tick at or after its latency (at least the next tick), held at most
+      // the ring's length.
+      healthyTicks[i] =
+          (int) Math.min(HEALTHY_RING - 1, Math.max(1, (latency + tickNanos - 1) / tickNanos));
+      healthyMillis[i] = latency / 1_000_000L;
+    }
+    this.servers = new Server[sc.servers()];
+    BreakerListener listener =
+        new BreakerListener() {
+          @Override
+          public void onTransition(TransitionEvent e) {
+            onBreakerTransition(e);
+          }
+        };
+    for (int i = 0; i < servers.length; i++) {
+      servers[i] = new Server(i, listener);
+    }
+  }
+
+  /** Runs {@code variant} of {@code scenario} with {@code seed}. */
+  static RunResult run(Scenario scenario, Variant variant, long seed) {
+    FleetSimulation sim = new FleetSimulation(scenario, variant, seed);
+    sim.engine.schedule(sim.new Tick(), 0);
+    sim.engine.runUntil(sim.endNanos + 60 * SECOND);
+    return new RunResult(
+        scenario,
+        variant,
+        seed,
+        sim.series,
+        sim.firstOpenNanos,
+        sim.opens,
+        sim.engine.firedCount());
+  }
+
+  private void onBreakerTransition(TransitionEvent e) {
+    if (e.to() == State.OPEN) {
+      opens++;
+      if (firstOpenNanos < 0) {
+        firstOpenNanos = e.nowNanos();
+      }
+    }
+    if (e.from() == State.CLOSED && e.to() != State.CLOSED) {
+      notClosed++;
+    } else if (e.from() != State.CLOSED && e.to() == State.CLOSED) {
+      notClosed--;
+    }
+  }
+
+  private static int second(long nowNanos) {
+    return (int) (nowNanos / SECOND);
+  }
+
+  private final class Server {
+    final @Nullable CircuitBreaker breaker;
+    final @Nullable ExtraLoadBudget budget;
+    final @Nullable RetryPolicy retry;
+    double arrivals;
+    double sickAcc;
+    int busy;
+    // Healthy-route requests due to finish, by tick (a ring of counts): they never touch the core,
+    // so they are not individual events; each only holds a worker until its tick.
+    final int[] healthyDue = new int[HEALTHY_RING];
+    // Finished requests, reused (a finished request is never scheduled again).
+    final ArrayDeque<Request> free = new ArrayDeque<>();
+
+    Server(int id, BreakerListener listener) {
+      BreakerPolicy p = v.breaker();
+      this.breaker =
+          p == null
+              ? null
+              : new CircuitBreaker(
+                  BreakerKey.of(Scope.ORIGIN, "origin@server-" + id), p, random, listener, 0);
+      if (v.retry() == RetryMode.BUDGET) {
+        this.budget =
+            new ExtraLoadBudget(
+                new RetryBudget(v.budgetRatio(), v.budgetMin()), ExtraLoadBudget.Sharing.SHARED);
+        this.retry = RetryPolicy.withDefaults(random, budget);
+      } else {
+        this.budget = null;
+        this.retry = null;
+      }
+      this.arrivals = random.nextDouble();
+      this.sickAcc = random.nextDouble();
+    }
+  }
+
+  private final class Tick extends SimEvent {
+    @Override
+    void fire(long now) {
+      while (phase < phaseEnds.length - 1 && now - phaseEnds[phase] >= 0) {
+        phase++;
+      }
+      int sec = second(now);
+      if (sec != currentSecond) {
+        loadFactor =
+            sc.capacityRps() > 0 ? Math.max(1.0, attemptsThisSecond / sc.capacityRps()) : 1.0;
+        attemptsThisSecond = 0;
+        currentSecond = sec;
+        long busy = 0;
+        for (Server s : servers) {
+          busy += s.busy;
+        }
+        series.set(sec, Col.BUSY_WORKERS, busy);
+        series.set(sec, Col.BREAKERS_NOT_CLOSED, notClosed);
+      }
+      double perTick = sc.ratePerServer() * sc.tickMillis() / 1000.0;
+      int slot = (int) ((now / tickNanos) % HEALTHY_RING);
+      for (Server s : servers) {
+        int done = s.healthyDue[slot];
+        if (done > 0) {
+          s.healthyDue[slot] = 0;
+          s.busy -= done;
+          series.add(sec, Col.ANSWERED, done);
+          series.add(sec, Col.USER_OK, done);
+          series.add(sec, Col.HEALTHY_USER_OK, done);
+        }
+        s.arrivals += perTick;
+        int n = (int) s.arrivals;
+        s.arrivals -= n;
+        for (int i = 0; i < n; i++) {
+          arrive(s, now, sec);
+        }
+      }
+      if (now + tickNanos - endNanos < 0) {
+        engine.schedule(this, now + tickNanos);
+      }
+    }
+  }
+
+  private static final int ATTEMPT_DONE = 0;
+  private static final int RETRY = 1;
+
+  private final class Request extends SimEvent {
+    final Server server;
+    long start;
+    final @Nullable Permit permit;
+    final @Nullable BudgetSlot slot;
+    int step;
+    int attempts;
+    boolean permitted;
+    long attemptStart;
+    Outcome outcome = Outcome.SUCCESS;
+
+    Request(Server server, long start) {
+      this.server = server;
+      this.start = start;
+      this.permit = server.breaker != null ? new Permit() : null;
+      this.slot = server.budget != null ? new BudgetSlot() : null;
+    }
+
+    @Override
+    void fire(long now) {
+      switch (step) {
+        case ATTEMPT_DONE -> attemptDone(this, now);
+        default -> startAttempt(this, now);
+      }
+    }
+  }
+
+  private void arrive(Server s, long now, int sec) {
+    series.add(sec, Col.OFFERED, 1);
+    s.sickAcc += sc.sickShare();
+    boolean sick = s.sickAcc >= 1.0;
+    if (sick) {
+      s.sickAcc -= 1.0;
+      series.add(sec, Col.SICK_OFFERED, 1);
+    }
+    if (s.busy >= sc.workersPerServer()) {
+      series.add(sec, Col.NO_WORKER, 1);
+      series.add(sec, Col.ANSWERED, 1);
+      return;
+    }
+    s.busy++;
+    if (!sick) {
+      // Released at the first tick at or after its latency (at least the next tick); held at most
+      // the ring's length.
+      int k = (int) random.nextLong(HEALTHY_SAMPLES);
+      s.healthyDue[(int) ((now / tickNanos + healthyTicks[k]) % HEALTHY_RING)]++;
+      series.add(sec, Col.WS_EDGE_MS, healthyMillis[k]);
+      return;
+    }
+    Request r = obtain(s, now);
+    if (s.budget != null) {
+      s.budget.requestStarted();
+    }
+    startAttempt(r, now);
+  }
+
+  private Request obtain(Server s, long now) {
+    Request r = s.free.pollFirst();
+    if (r == null) {
+      return new Request(s, now);
+    }
+    r.start = now;
+    r.attempts = 0;
+    r.permitted = false;
+    r.outcome = Outcome.SUCCESS;
+    return r;
+  }
+
+  private long lognormalNanos(double medianMillis, double sigma, double factor) {
+    double z = sigma == 0 ? 0 : engine.nextGaussian();
+    return Math.max(1L, (long) (medianMillis * 1_000_000.0 * Math.exp(sigma * z) * factor));
+  }
+
+  private void startAttempt(Request r, long now) {
+    int sec = second(now);
+    long remaining = r.start + v.edgeTimeoutNanos() - now;
+    if (remaining <= 0) {
+      finish(r, false, now);
+      return;
+    }
+    r.permitted = false;
+    CircuitBreaker breaker = r.server.breaker;
+    Permit permit = r.permit;
+    if (breaker != null && permit != null) {
+      Decision d = breaker.tryAcquire(permit, now);
+      if (!d.isPermitted()) {
+        series.add(sec, Col.FAST_FAIL, 1);
+        finish(r, false, now);
+        return;
+      }
+      r.permitted = true;
+      if (d == Decision.PROBE) {
+        series.add(sec, Col.PROBES, 1);
+      }
+    }
+    r.attempts++;
+    attemptsThisSecond++;
+    series.add(sec, Col.ATTEMPTS, 1);
+    if (r.attempts > 1) {
+      series.add(sec, Col.RETRIES, 1);
+    }
+    long timeout = Math.min(v.connectorTimeoutNanos(), remaining);
+    OriginPhase p = sc.timeline().get(phase);
+    long hold;
+    Outcome outcome;
+    if (p.down()) {
+      hold = CONNECT_REFUSED_NANOS;
+      outcome = Outcome.CONNECT_FAILURE;
+    } else if (p.hangRate() > 0 && random.nextDouble() < p.hangRate()) {
+      hold = timeout;
+      outcome = Outcome.TIMEOUT;
+    } else {
+      long latency = lognormalNanos(p.medianMillis(), p.sigma(), loadFactor);
+      if (latency > timeout) {
+        hold = timeout;
+        outcome = Outcome.TIMEOUT;
+      } else {
+        hold = latency;
+        int status = p.errorRate() > 0 && random.nextDouble() < p.errorRate() ? 503 : 200;
+        outcome = classifier.classifyResponse(status, latency, now);
+      }
+    }
+    r.outcome = outcome;
+    r.attemptStart = now;
+    r.step = ATTEMPT_DONE;
+    engine.schedule(r, now + hold);
+  }
+
+  private void attemptDone(Request r, long now) {
+    int sec = second(now);
+    long hold = now - r.attemptStart;
+    if (v.tierTimeoutsMillis().size() == 3) {
+      // The connector waits for the origin; the shield waits for the connector.
+      series.add(sec, Col.WS_CONNECTOR_MS, hold / 1_000_000L);
+      series.add(sec, Col.WS_SHIELD_MS, Math.min(hold, v.tierTimeoutNanos(1)) / 1_000_000L);
+    }
+    Permit permit = r.permit;
+    if (r.permitted && permit != null) {
+      permit.onOutcome(r.outcome, now);
+    }
+    BudgetSlot slot = r.slot;
+    if (slot != null && slot.isHeld()) {
+      slot.release();
+    }
+    if (r.outcome == Outcome.TIMEOUT) {
+      series.add(sec, Col.TIMEOUTS, 1);
+    }
+    if (!r.outcome.isFailure()) {
+      series.add(sec, Col.ORIGIN_OK, 1);
+      finish(r, true, now);
+      return;
+    }
+    switch (v.retry()) {
+      case NAIVE -> {
+        if (r.attempts < 2) {
+          startAttempt(r, now);
+        } else {
+          finish(r, false, now);
+        }
+      }
+      case BUDGET -> {
+        RetryPolicy policy = r.server.retry;
+        long decision =
+            policy == null || slot == null
+                ? -1
+                : policy.decide(
+                    r.attempts,
+                    false,
+                    RetryAfter.ABSENT,
+                    r.start + v.edgeTimeoutNanos() - now,
+                    slot);
+        if (RetryPolicy.isRetry(decision)) {
+          r.step = RETRY;
+          engine.schedule(r, now + decision);
+        } else {
+          finish(r, false, now);
+        }
+      }
+      case NONE -> finish(r, false, now);
+    }
+  }
+
+  private void finish(Request r, boolean ok, long now) {
+    int sec = second(now);
+    r.server.busy--;
+    series.add(sec, Col.ANSWERED, 1);
+    if (ok) {
+      series.add(sec, Col.USER_OK, 1);
+      series.add(sec, Col.SICK_USER_OK, 1);
+    }
+    series.add(sec, Col.WS_EDGE_MS, (now - r.start) / 1_000_000L);
+    BudgetSlot slot = r.slot;
+    if (slot != null && slot.isHeld()) {
+      slot.release();
+    }
+    ExtraLoadBudget budget = r.server.budget;
+    if (budget != null) {
+      budget.requestFinished();
+    }
+    r.server.free.addFirst(r);
+  }
+}

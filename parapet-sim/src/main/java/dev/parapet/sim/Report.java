@@ -1,0 +1,195 @@
+package dev.parapet.sim;
+
+import dev.parapet.sim.Series.Col;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Renders runs as a terminal table and as CSV. Every number is formatted with {@link Locale#ROOT}
+ * and a fixed precision, so the same runs give the same bytes on any machine.
+ */
+final class Report {
+  private Report() {}
+
+  /** The side-by-side summary of one scenario's variants. */
+  static String summary(List<RunResult> runs) {
+    Scenario sc = runs.get(0).scenario();
+    StringBuilder out = new StringBuilder();
+    out.append("scenario ")
+        .append(sc.name())
+        .append(" (seed ")
+        .append(runs.get(0).seed())
+        .append("): ")
+        .append(sc.description())
+        .append('\n');
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "fleet: %d PoPs x %d servers x %d workers, %.0f rps offered, %.0f%% to the sick"
+                + " origin%s%n",
+            sc.pops(),
+            sc.serversPerPop(),
+            sc.workersPerServer(),
+            sc.offeredRps(),
+            sc.sickShare() * 100,
+            sc.capacityRps() > 0
+                ? String.format(Locale.ROOT, " (capacity %.0f rps)", sc.capacityRps())
+                : ""));
+    StringBuilder tl = new StringBuilder("timeline:");
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      OriginPhase p = sc.timeline().get(i);
+      tl.append(i == 0 ? " " : " -> ").append(p.name());
+      tl.append(String.format(Locale.ROOT, " %.0fs", p.seconds()));
+    }
+    out.append(tl).append('\n');
+
+    List<String[]> rows = new ArrayList<>();
+    List<String> header = new ArrayList<>();
+    header.add("");
+    for (RunResult r : runs) {
+      header.add(r.variant().name());
+    }
+    rows.add(header.toArray(String[]::new));
+    row(rows, runs, "offered requests", r -> Long.toString(r.total(Col.OFFERED)));
+    row(rows, runs, "origin attempts", r -> Long.toString(r.total(Col.ATTEMPTS)));
+    row(rows, runs, "amplification (fault)", r -> fmt("%.3fx", r.faultAmplification()));
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      int phase = i;
+      row(
+          rows,
+          runs,
+          "  attempts/request " + sc.timeline().get(i).name(),
+          r -> fmt("%.3fx", r.phaseAmplification(phase)));
+    }
+    row(rows, runs, "attempts/s (fault)", r -> fmt("%.0f", r.faultAttemptsPerSecond()));
+    row(rows, runs, "amplification (all)", r -> fmt("%.3fx", r.amplification()));
+    row(rows, runs, "success rate", r -> pct(r.successRate()));
+    row(rows, runs, "success rate (fault)", r -> pct(r.faultSuccessRate()));
+    if (sc.sickShare() < 1.0) {
+      row(rows, runs, "healthy-route success", r -> pct(r.healthyRouteSuccessRate()));
+    }
+    row(rows, runs, "no free worker", r -> Long.toString(r.total(Col.NO_WORKER)));
+    row(
+        rows,
+        runs,
+        "time to open",
+        r -> r.timeToOpenSeconds() < 0 ? "-" : fmt("%.2fs", r.timeToOpenSeconds()));
+    row(rows, runs, "breaker opens", r -> Long.toString(r.opens()));
+    row(rows, runs, "fast-fail share", r -> pct(r.fastFailShare()));
+    row(
+        rows,
+        runs,
+        "recovery time",
+        r ->
+            r.hasRecovery()
+                ? (r.recoverySeconds() < 0 ? "never" : r.recoverySeconds() + "s")
+                : "-");
+    row(rows, runs, "max probes/s", r -> Long.toString(r.maxProbesPerSecond()));
+    row(rows, runs, "peak busy workers (fleet)", r -> Long.toString(r.peakBusyWorkers()));
+    row(
+        rows,
+        runs,
+        "worker-s edge (fault)",
+        r -> fmt("%.0f", r.faultWorkerSeconds(Col.WS_EDGE_MS)));
+    if (runs.stream().anyMatch(r -> r.variant().tierTimeoutsMillis().size() == 3)) {
+      row(rows, runs, "worker-s shield (fault)", r -> tiered(r, Col.WS_SHIELD_MS));
+      row(rows, runs, "worker-s connector (fault)", r -> tiered(r, Col.WS_CONNECTOR_MS));
+    }
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      int phase = i;
+      row(
+          rows,
+          runs,
+          "answered/s " + sc.timeline().get(i).name(),
+          r -> fmt("%.0f", r.steadyRate(Col.ANSWERED, phase)));
+    }
+    for (String line : Scenarios.extraLines(runs)) {
+      out.append(line).append('\n');
+    }
+    out.append(table(rows));
+    return out.toString();
+  }
+
+  private interface Cell {
+    String of(RunResult r);
+  }
+
+  private static void row(List<String[]> rows, List<RunResult> runs, String label, Cell cell) {
+    String[] row = new String[runs.size() + 1];
+    row[0] = label;
+    for (int i = 0; i < runs.size(); i++) {
+      row[i + 1] = cell.of(runs.get(i));
+    }
+    rows.add(row);
+  }
+
+  private static String table(List<String[]> rows) {
+    int cols = rows.get(0).length;
+    int[] width = new int[cols];
+    for (String[] r : rows) {
+      for (int c = 0; c < cols; c++) {
+        width[c] = Math.max(width[c], r[c].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (String[] r : rows) {
+      for (int c = 0; c < cols; c++) {
+        if (c == 0) {
+          out.append(String.format(Locale.ROOT, "%-" + width[c] + "s", r[c]));
+        } else {
+          out.append("  ").append(String.format(Locale.ROOT, "%" + width[c] + "s", r[c]));
+        }
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String tiered(RunResult r, Col col) {
+    return r.variant().tierTimeoutsMillis().size() == 3
+        ? fmt("%.0f", r.faultWorkerSeconds(col))
+        : "-";
+  }
+
+  static String fmt(String format, double v) {
+    return String.format(Locale.ROOT, format, v);
+  }
+
+  static String pct(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f%%", v * 100);
+  }
+
+  /** One run's time series: a header and one line per simulated second. */
+  static String csv(RunResult r) {
+    StringBuilder out = new StringBuilder("second,phase");
+    for (Col c : Col.values()) {
+      out.append(',').append(c.header());
+    }
+    out.append('\n');
+    Scenario sc = r.scenario();
+    for (int s = 0; s < r.series().seconds(); s++) {
+      out.append(s).append(',').append(phaseAt(sc, s));
+      for (Col c : Col.values()) {
+        out.append(',').append(r.series().get(s, c));
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String phaseAt(Scenario sc, int second) {
+    for (int i = sc.timeline().size() - 1; i >= 0; i--) {
+      if (second + 1e-9 >= sc.phaseStart(i)) {
+        return sc.timeline().get(i).name();
+      }
+    }
+    return sc.timeline().get(0).name();
+  }
+
+  /** A file name for a run's CSV: scenario and variant, anything but [a-z0-9-] made a dash. */
+  static String csvFileName(RunResult r) {
+    String base = (r.scenario().name() + "-" + r.variant().name()).toLowerCase(Locale.ROOT);
+    return base.replaceAll("[^a-z0-9-]+", "-").replaceAll("-+$", "") + ".csv";
+  }
+}

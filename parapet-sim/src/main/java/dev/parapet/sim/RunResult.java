@@ -1,0 +1,145 @@
+package dev.parapet.sim;
+
+import dev.parapet.sim.Series.Col;
+
+/**
+ * The outcome of one variant's run and the summary numbers derived from its {@link Series}.
+ *
+ * <p>Phases: the first phase of the timeline is the healthy baseline; with three or more phases the
+ * last one is the recovery and the ones between are the fault; with two, the second is the fault.
+ */
+record RunResult(
+    Scenario scenario,
+    Variant variant,
+    long seed,
+    Series series,
+    long firstOpenNanos,
+    long opens,
+    long events) {
+
+  int phaseStartSecond(int i) {
+    return (int) Math.round(scenario.phaseStart(i));
+  }
+
+  int phaseEndSecond(int i) {
+    return (int) Math.round(scenario.phaseStart(i) + scenario.timeline().get(i).seconds());
+  }
+
+  int faultFirstPhase() {
+    return Math.min(1, scenario.timeline().size() - 1);
+  }
+
+  int faultLastPhase() {
+    int n = scenario.timeline().size();
+    return n >= 3 ? n - 2 : n - 1;
+  }
+
+  boolean hasRecovery() {
+    return scenario.timeline().size() >= 3;
+  }
+
+  long total(Col c) {
+    return series.sum(c, 0, series.seconds());
+  }
+
+  long faultTotal(Col c) {
+    return series.sum(c, phaseStartSecond(faultFirstPhase()), phaseEndSecond(faultLastPhase()));
+  }
+
+  static double ratio(long a, long b) {
+    return b == 0 ? 0.0 : (double) a / b;
+  }
+
+  /** Origin attempts per request sent to the sick origin, over the whole run. */
+  double amplification() {
+    return ratio(total(Col.ATTEMPTS), total(Col.SICK_OFFERED));
+  }
+
+  /** Origin attempts per request sent to the sick origin, during the fault phases. */
+  double faultAmplification() {
+    return ratio(faultTotal(Col.ATTEMPTS), faultTotal(Col.SICK_OFFERED));
+  }
+
+  /** Origin attempts per request sent to the sick origin, during phase {@code i}. */
+  double phaseAmplification(int i) {
+    int from = phaseStartSecond(i);
+    int to = phaseEndSecond(i);
+    return ratio(series.sum(Col.ATTEMPTS, from, to), series.sum(Col.SICK_OFFERED, from, to));
+  }
+
+  double faultAttemptsPerSecond() {
+    int secs = phaseEndSecond(faultLastPhase()) - phaseStartSecond(faultFirstPhase());
+    return secs <= 0 ? 0 : (double) faultTotal(Col.ATTEMPTS) / secs;
+  }
+
+  double successRate() {
+    return ratio(total(Col.USER_OK), total(Col.OFFERED));
+  }
+
+  double faultSuccessRate() {
+    return ratio(faultTotal(Col.USER_OK), faultTotal(Col.OFFERED));
+  }
+
+  double healthyRouteSuccessRate() {
+    long healthyOffered = total(Col.OFFERED) - total(Col.SICK_OFFERED);
+    return healthyOffered == 0 ? Double.NaN : ratio(total(Col.HEALTHY_USER_OK), healthyOffered);
+  }
+
+  /** Seconds from the start of the fault to the first breaker opening, or -1 when none opened. */
+  double timeToOpenSeconds() {
+    return firstOpenNanos < 0 ? -1 : firstOpenNanos / 1e9 - scenario.phaseStart(faultFirstPhase());
+  }
+
+  double fastFailShare() {
+    return ratio(total(Col.FAST_FAIL), total(Col.SICK_OFFERED));
+  }
+
+  /**
+   * Seconds from the start of the recovery phase to the first second in which the sick origin's
+   * requests succeeded at least 99 % as often as in the second half of the healthy baseline (so a
+   * fleet that was saturated before the fault is not held to 100 %); -1 when that never happened
+   * within the run (or there is no recovery phase).
+   */
+  int recoverySeconds() {
+    if (!hasRecovery()) {
+      return -1;
+    }
+    double baseline =
+        ratio(
+            series.sum(Col.SICK_USER_OK, phaseEndSecond(0) / 2, phaseEndSecond(0)),
+            series.sum(Col.SICK_OFFERED, phaseEndSecond(0) / 2, phaseEndSecond(0)));
+    int from = phaseStartSecond(scenario.timeline().size() - 1);
+    for (int s = from; s < series.seconds(); s++) {
+      long offered = series.get(s, Col.SICK_OFFERED);
+      if (offered > 0 && series.get(s, Col.SICK_USER_OK) >= 0.99 * baseline * offered) {
+        return s - from;
+      }
+    }
+    return -1;
+  }
+
+  long maxProbesPerSecond() {
+    return series.max(Col.PROBES, 0, series.seconds());
+  }
+
+  long peakBusyWorkers() {
+    return series.max(Col.BUSY_WORKERS, 0, series.seconds());
+  }
+
+  /** Worker-seconds held at tier {@code col} during the fault phases. */
+  double faultWorkerSeconds(Col col) {
+    return faultTotal(col) / 1000.0;
+  }
+
+  /**
+   * Requests the servers answered per second in the second half of phase {@code i} (the steady
+   * state once the phase's latency has filled the workers): under saturation, the servers'
+   * effective capacity (Little's law: workers / mean hold time).
+   */
+  double steadyRate(Col col, int i) {
+    int from = phaseStartSecond(i);
+    int to = phaseEndSecond(i);
+    int mid = from + (to - from) / 2;
+    return to - mid <= 0 ? 0 : (double) series.sum(col, mid, to) / (to - mid);
+  }
+}

@@ -1,0 +1,232 @@
+package dev.parapet.sim;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.Mode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads users' scenarios and breaker policies from YAML (format in docs/simulator.md). Every error
+ * is collected with its path and reported at once. Breaker fields use the proxy configuration's
+ * names (DESIGN "Configuration"), and are validated by the core's {@link BreakerPolicy.Builder},
+ * whose messages are prefixed with the YAML path.
+ */
+final class ScenarioFile {
+  private static final Pattern ERROR_SEPARATOR = Pattern.compile("; ");
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  private ScenarioFile() {}
+
+  static Scenario load(Path file) throws IOException, ConfigException {
+    return parse(Files.readString(file), file.toString());
+  }
+
+  static Scenario parse(String yaml, String source) throws ConfigException {
+    List<String> errors = new ArrayList<>();
+    YamlNode root = new YamlNode(readTree(yaml, source), "", errors);
+    root.allowOnly(Set.of("name", "description", "fleet", "traffic", "origin", "tick", "variants"));
+    String name = root.get("name").requiredText();
+    String description = root.get("description").text("user scenario");
+
+    YamlNode fleet = root.get("fleet");
+    fleet.allowOnly(Set.of("pops", "servers_per_pop", "workers_per_server", "rate_per_server"));
+    int pops = (int) fleet.get("pops").integer(1, 1, 100_000);
+    int serversPerPop = (int) fleet.get("servers_per_pop").integer(1, 1, 10_000);
+    int workers = (int) fleet.get("workers_per_server").integer(1000, 1, 10_000_000);
+    double rate = fleet.get("rate_per_server").number(100, 0, 10_000_000);
+
+    YamlNode traffic = root.get("traffic");
+    traffic.allowOnly(Set.of("sick_share", "healthy_median"));
+    double sickShare = traffic.get("sick_share").rate(1.0, 0, 1);
+    double healthyMedian = millis(traffic.get("healthy_median").duration(Duration.ofMillis(50)));
+
+    YamlNode origin = root.get("origin");
+    origin.allowOnly(Set.of("capacity_rps", "slow_threshold", "timeline"));
+    double capacity = origin.get("capacity_rps").number(0, 0, 1e12);
+    double slow = millis(origin.get("slow_threshold").duration(Duration.ofMillis(500)));
+    List<OriginPhase> timeline = new ArrayList<>();
+    YamlNode tl = origin.get("timeline");
+    if (!tl.present()) {
+      tl.error("required (expected: a list of phases)");
+    }
+    for (YamlNode p : tl.list()) {
+      p.allowOnly(Set.of("name", "duration", "median", "sigma", "error_rate", "hang_rate", "down"));
+      timeline.add(
+          new OriginPhase(
+              p.get("name").requiredText(),
+              millis(p.get("duration").duration(Duration.ofSeconds(10))) / 1000.0,
+              millis(p.get("median").duration(Duration.ofMillis(100))),
+              p.get("sigma").number(0.3, 0, 5),
+              p.get("error_rate").rate(0, 0, 1),
+              p.get("hang_rate").rate(0, 0, 1),
+              p.get("down").bool(false)));
+    }
+    if (tl.present() && timeline.isEmpty()) {
+      tl.error("must not be empty");
+    }
+    YamlNode tickNode = root.get("tick");
+    Duration tick = tickNode.duration(Duration.ofMillis(10));
+    if (tick.toMillis() < 1 || tick.toMillis() > 1000) {
+      tickNode.error("must be in [1ms, 1s], was " + tick.toMillis() + "ms");
+    }
+
+    List<Variant> variants = new ArrayList<>();
+    YamlNode vs = root.get("variants");
+    if (!vs.present()) {
+      vs.error("required (expected: a list of variants)");
+    }
+    for (YamlNode v : vs.list()) {
+      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts"));
+      String vname = v.get("name").requiredText();
+      YamlNode b = v.get("breaker");
+      BreakerPolicy policy = b.present() ? breaker(b) : null;
+      YamlNode r = v.get("retry");
+      r.allowOnly(Set.of("mode", "ratio", "min_concurrency"));
+      String modeText = r.get("mode").text("none");
+      RetryMode mode = RetryMode.NONE;
+      try {
+        mode = RetryMode.valueOf(modeText.toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        r.get("mode").error("must be one of none, naive, budget, was '" + modeText + "'");
+      }
+      double ratio = r.get("ratio").rate(0.20, 0, 1);
+      int min = (int) r.get("min_concurrency").integer(5, 0, 1_000_000);
+      List<Long> timeouts = new ArrayList<>();
+      YamlNode ts = v.get("timeouts");
+      for (YamlNode t : ts.list()) {
+        timeouts.add((long) millis(t.duration(Duration.ofSeconds(1))));
+      }
+      if (!ts.present()) {
+        timeouts.add(10_000L);
+      } else if (timeouts.isEmpty() || timeouts.size() > 3) {
+        ts.error("must list 1 to 3 timeouts (edge, shield, connector), was " + timeouts.size());
+        timeouts = List.of(10_000L);
+      }
+      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts));
+    }
+    if (vs.present() && variants.isEmpty()) {
+      vs.error("must not be empty");
+    }
+    if (!errors.isEmpty()) {
+      throw new ConfigException(source, errors);
+    }
+    return new Scenario(
+        name,
+        description,
+        pops,
+        serversPerPop,
+        workers,
+        rate,
+        sickShare,
+        healthyMedian,
+        capacity,
+        slow,
+        (int) tick.toMillis(),
+        timeline,
+        variants);
+  }
+
+  /** A breaker policy file: the proxy's {@code breaker:} block, at the top level or under it. */
+  static BreakerPolicy parsePolicy(String yaml, String source) throws ConfigException {
+    List<String> errors = new ArrayList<>();
+    YamlNode root = new YamlNode(readTree(yaml, source), "", errors);
+    YamlNode b = root.get("breaker").present() ? root.get("breaker") : root;
+    BreakerPolicy p = breaker(b);
+    if (!errors.isEmpty() || p == null) {
+      throw new ConfigException(source, errors);
+    }
+    return p;
+  }
+
+  private static JsonNode readTree(String yaml, String source) throws ConfigException {
+    try {
+      JsonNode n = YAML.readTree(yaml);
+      if (n == null || n.isMissingNode()) {
+        throw new ConfigException(source, List.of("(root): empty document (expected: a mapping)"));
+      }
+      return n;
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(
+          source, List.of("(root): not valid YAML: " + e.getOriginalMessage()));
+    }
+  }
+
+  private static double millis(Duration d) {
+    return d.toNanos() / 1e6;
+  }
+
+  /** Maps a {@code breaker:} block onto the core's builder; null when the builder refused it. */
+  static @Nullable BreakerPolicy breaker(YamlNode b) {
+    b.allowOnly(
+        Set.of(
+            "mode",
+            "window",
+            "buckets",
+            "min_requests",
+            "failure_rate",
+            "slow",
+            "connect_failures",
+            "open",
+            "half_open",
+            "ramp"));
+    BreakerPolicy d = BreakerPolicy.defaults();
+    BreakerPolicy.Builder builder = d.toBuilder();
+    builder.timeWindow(
+        b.get("window").duration(d.window()),
+        (int) b.get("buckets").integer(d.buckets(), 1, 10_000));
+    builder.minRequests((int) b.get("min_requests").integer(d.minRequests(), 1, Integer.MAX_VALUE));
+    builder.failureRate(b.get("failure_rate").rate(d.failureRate(), 0, 1));
+    YamlNode slow = b.get("slow");
+    slow.allowOnly(Set.of("rate", "weight"));
+    builder.slowRate(slow.get("rate").rate(d.slowRate(), 0, 1));
+    builder.slowWeight(slow.get("weight").number(d.slowWeight(), 0, 1));
+    YamlNode cf = b.get("connect_failures");
+    cf.allowOnly(Set.of("count", "within"));
+    builder.connectFailures(
+        (int) cf.get("count").integer(d.connectFailures(), 0, 10_000),
+        cf.get("within").duration(d.connectFailuresWithin()));
+    YamlNode open = b.get("open");
+    open.allowOnly(Set.of("base", "max", "jitter"));
+    builder.open(
+        open.get("base").duration(d.openBase()),
+        open.get("max").duration(d.openMax()),
+        open.get("jitter").rate(d.openJitter(), 0, 0.99));
+    YamlNode ho = b.get("half_open");
+    ho.allowOnly(Set.of("probes", "spacing", "required", "max_latency"));
+    builder.halfOpen(
+        (int) ho.get("probes").integer(d.probes(), 1, 1000),
+        ho.get("spacing").duration(d.probeSpacing()),
+        (int) ho.get("required").integer(d.probesRequired(), 1, 1000),
+        ho.get("max_latency").duration(d.probeMaxLatency()));
+    YamlNode ramp = b.get("ramp");
+    ramp.allowOnly(Set.of("from", "over"));
+    builder.ramp(
+        ramp.get("from").rate(d.rampFrom(), 0, 1), ramp.get("over").duration(d.rampOver()));
+    String mode = b.get("mode").text("enforce");
+    switch (mode) {
+      case "enforce" -> builder.mode(Mode.ENFORCE);
+      case "shadow" -> builder.mode(Mode.SHADOW);
+      default -> b.get("mode").error("must be enforce or shadow, was '" + mode + "'");
+    }
+    try {
+      return builder.build();
+    } catch (IllegalArgumentException e) {
+      for (String part : ERROR_SEPARATOR.split(String.valueOf(e.getMessage()), -1)) {
+        b.error(part);
+      }
+      return null;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.parapet.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimCliTest {
+  @TempDir Path dir;
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    return SimCli.execute(args, new PrintWriter(out), new PrintWriter(err));
+  }
+
+  @Test
+  void listShowsEveryBuiltInScenario() {
+    assertThat(run("list")).isZero();
+    assertThat(out.toString())
+        .contains("retry-storm", "slow-origin", "synchronized-probes", "tiered-timeouts");
+  }
+
+  @Test
+  void runPrintsTheSummaryAndWritesOneCsvPerVariant() throws Exception {
+    Path csv = dir.resolve("csv");
+    assertThat(run("run", "retry-storm", "--seed", "3", "--scale", "0.05", "--csv", csv.toString()))
+        .isZero();
+    assertThat(out.toString()).contains("scenario retry-storm (seed 3)", "amplification (fault)");
+    assertThat(Files.list(csv)).hasSize(2);
+    assertThat(err.toString()).contains("s CPU");
+  }
+
+  @Test
+  void runAcceptsAYamlFileAndRejectsUnknownNames() throws Exception {
+    Path f = dir.resolve("s.yaml");
+    Files.writeString(f, ScenarioFileTest.VALID);
+    assertThat(run("run", f.toString())).isZero();
+    assertThat(out.toString()).contains("scenario my-api");
+    assertThat(run("run", "no-such-scenario")).isEqualTo(2);
+    assertThat(err.toString()).contains("scenario : no-such-scenario (expected: one of");
+  }
+
+  @Test
+  void replayReadsALogAndAPolicy() throws Exception {
+    Path log = dir.resolve("access.log");
+    Files.writeString(log, ReplayTest.csvLog());
+    Path policy = dir.resolve("p.yaml");
+    Files.writeString(policy, "breaker: {failure_rate: 20%}\n");
+    assertThat(run("replay", log.toString(), "--policy", policy.toString())).isZero();
+    assertThat(out.toString()).contains("/api", "would reject");
+    Files.writeString(policy, "breaker: {failure_rate: 200%}\n");
+    assertThat(run("replay", log.toString(), "--policy", policy.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("breaker.failure_rate: must be in");
+  }
+}
