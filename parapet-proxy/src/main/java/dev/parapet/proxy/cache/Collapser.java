@@ -207,24 +207,16 @@ public final class Collapser<K, V> {
 
     /** Ends the flight with a response every waiter receives. False if it had already ended. */
     public boolean complete(V value) {
-      List<Waiter<V>> toCall = end();
-      if (toCall == null) {
-        return false;
-      }
-      RuntimeException first = null;
-      for (Waiter<V> w : toCall) {
-        try {
-          w.onSuccess(value);
-        } catch (RuntimeException e) {
-          first = record(first, e);
-        }
-      }
-      rethrow(first);
-      return true;
+      return endWith(w -> w.onSuccess(value));
     }
 
     /** Ends the flight with a failure every waiter receives. False if it had already ended. */
     public boolean fail(Throwable cause) {
+      return endWith(w -> w.onFailure(cause));
+    }
+
+    /** Tells every waiter; one that throws does not keep the others from hearing. */
+    private boolean endWith(java.util.function.Consumer<Waiter<V>> tell) {
       List<Waiter<V>> toCall = end();
       if (toCall == null) {
         return false;
@@ -232,7 +224,7 @@ public final class Collapser<K, V> {
       RuntimeException first = null;
       for (Waiter<V> w : toCall) {
         try {
-          w.onFailure(cause);
+          tell.accept(w);
         } catch (RuntimeException e) {
           first = record(first, e);
         }

@@ -64,4 +64,38 @@ public record ProxySettings(
         1,
         5);
   }
+
+  /** The same settings with another request body limit. */
+  public ProxySettings withMaxBodyBytes(long bytes) {
+    return new ProxySettings(
+        name,
+        listen,
+        reserve,
+        minUseful,
+        headerTimeout,
+        idleTimeout,
+        bytes,
+        maxHeaderBytes,
+        maxHeaderFields,
+        maxRequestLine,
+        retryAfterMinSeconds,
+        retryAfterMaxSeconds);
+  }
+
+  /** The same settings with another header timeout. */
+  public ProxySettings withHeaderTimeout(Duration timeout) {
+    return new ProxySettings(
+        name,
+        listen,
+        reserve,
+        minUseful,
+        timeout,
+        idleTimeout,
+        maxBodyBytes,
+        maxHeaderBytes,
+        maxHeaderFields,
+        maxRequestLine,
+        retryAfterMinSeconds,
+        retryAfterMaxSeconds);
+  }
 }

@@ -341,20 +341,7 @@ class ProxyServerTest {
   void bodiesOverTheLimitGet413() throws Exception {
     TestOrigin o = origin();
     ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
-    ProxySettings small =
-        new ProxySettings(
-            d.name(),
-            d.listen(),
-            d.reserve(),
-            d.minUseful(),
-            d.headerTimeout(),
-            d.idleTimeout(),
-            1_000,
-            d.maxHeaderBytes(),
-            d.maxHeaderFields(),
-            d.maxRequestLine(),
-            1,
-            5);
+    ProxySettings small = d.withMaxBodyBytes(1_000);
     ProxyServer p =
         proxy(
             small,
@@ -394,20 +381,7 @@ class ProxyServerTest {
   void slowClientsGet408() throws Exception {
     TestOrigin o = origin();
     ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
-    ProxySettings quick =
-        new ProxySettings(
-            d.name(),
-            d.listen(),
-            d.reserve(),
-            d.minUseful(),
-            Duration.ofMillis(300),
-            d.idleTimeout(),
-            d.maxBodyBytes(),
-            d.maxHeaderBytes(),
-            d.maxHeaderFields(),
-            d.maxRequestLine(),
-            1,
-            5);
+    ProxySettings quick = d.withHeaderTimeout(Duration.ofMillis(300));
     ProxyServer p =
         proxy(
             quick,
