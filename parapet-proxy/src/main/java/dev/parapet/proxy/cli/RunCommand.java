@@ -96,6 +96,11 @@ public final class RunCommand implements Callable<Integer> {
             + " (admin http://"
             + loaded.config().admin().listen()
             + ")");
+    err.println(
+        "parapet: note: retries, hedging, admission, overload, cache, outlier ejection, health"
+            + " checks, slow start, fallback pools and balancers other than round robin are"
+            + " validated but not acted on by this version (docs/proxy.md)");
+    err.flush();
     out.flush();
     stopped.await();
     return 0;
