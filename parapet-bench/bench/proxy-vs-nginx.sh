@@ -2,17 +2,20 @@
 # Parapet beside nginx (and HAProxy when present) in one run, on loopback only:
 #   1. keep-alive throughput and latency of 1 KiB responses through each proxy to the same origin
 #      (an nginx serving a static file), wrk -t1 -c50, several alternating rounds;
-#   2. fast-fail latency while Parapet's breaker is open (the origin refuses connections).
+#   2. fast-fail latency while Parapet's breaker is open (the origin refuses connections);
+#   3. open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission) for nginx,
+#      Parapet, and Parapet's fast-fail path.
 # Prints a markdown table for docs/benchmarks.md. Installs nginx, wrk and haproxy from Debian's
 # packages when missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
-#   parapet-bench/bench/proxy-vs-nginx.sh [seconds per round, default 10] [rounds, default 3]
+#   parapet-bench/bench/proxy-vs-nginx.sh [seconds per round, default 10] [rounds, default 3] [open-loop rate, default 2000]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=../../bin/java-env.sh
 . "$root/bin/java-env.sh"
 secs=${1:-10}
 rounds=${2:-3}
+open_rate=${3:-2000}   # well below saturation: on 2 shared cores 10k req/s already queues everywhere
 work=$(mktemp -d "${TMPDIR:-/tmp}/parapet-bench.XXXXXX")
 pids=()
 cleanup() {
@@ -111,7 +114,7 @@ have_haproxy=0
 if [ -x /usr/sbin/haproxy ]; then
   /usr/sbin/haproxy -D -f "$work/haproxy.cfg" && have_haproxy=1
 fi
-(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy) >/dev/null 2>&1
+(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
 # PARAPET_JAVA_OPTS adds JVM options (for example a collector) to the default heap settings.
 java -Xms512m -Xmx512m ${PARAPET_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$root/parapet-proxy/target/parapet.jar" \
   run -c "$work/parapet.yaml" --threads 1 >"$work/logs/parapet.log" 2>&1 &
@@ -148,6 +151,17 @@ for _ in 1 2 3 4; do curl -s -o /dev/null "127.0.0.1:$PARAPET/dead/x"; done
 state=$(curl -s "127.0.0.1:$ADMIN/admin/breakers" | grep -o '"state" : "[A-Z_]*"' | sort | uniq -c | tr '\n' ' ')
 fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
 
+# Open loop at a fixed rate below saturation: latency from when each request was due (no
+# coordinated omission), so the tails compare fairly.
+openloop() { # name url rate
+  java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 \
+    | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
+}
+open_rows=()
+open_rows+=("$(openloop nginx "http://127.0.0.1:$NGINX/api/1k" "$open_rate")")
+open_rows+=("$(openloop parapet "http://127.0.0.1:$PARAPET/api/1k" "$open_rate")")
+open_rows+=("$(openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate")")
+
 echo
 echo "| target | round | req/s | p50 | p99 | non-2xx |"
 echo "|---|---:|---:|---:|---:|---:|"
@@ -160,6 +174,12 @@ for line in "${results[@]}"; do
 done
 set -- $fastfail
 echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 |"
+echo
+echo "Open loop, ${secs}s at a fixed rate, 32 connections (ms from when each request was due):"
+echo
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for line in "${open_rows[@]}"; do echo "$line"; done
 echo
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
 echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1; origin: nginx static file."
