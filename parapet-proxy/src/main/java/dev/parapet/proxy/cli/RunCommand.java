@@ -2,9 +2,6 @@ package dev.parapet.proxy.cli;
 
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
-import dev.parapet.proxy.config.ConfigLoader;
-import dev.parapet.proxy.config.ConfigProblem;
-import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.LoadedConfig;
 import dev.parapet.proxy.runtime.ProxyRuntime;
 import java.io.IOException;
@@ -51,23 +48,12 @@ public final class RunCommand implements Callable<Integer> {
     }
     PrintWriter out = s.commandLine().getOut();
     PrintWriter err = s.commandLine().getErr();
-    LoadedConfig loaded;
-    try {
-      loaded = ConfigLoader.load(file);
-    } catch (IOException e) {
-      err.println(file + ": cannot read: " + e.getMessage());
+    ValidateCommand.Checked checked = ValidateCommand.check(file, err);
+    LoadedConfig loaded = checked.loaded();
+    if (loaded == null) {
+      err.println(file + ": not started");
       err.flush();
-      return ValidateCommand.UNREADABLE;
-    } catch (InvalidConfigException e) {
-      for (ConfigProblem p : e.errors()) {
-        err.println(p.format(file.toString()));
-      }
-      err.println(file + ": invalid (" + e.errors().size() + " errors): not started");
-      err.flush();
-      return ValidateCommand.INVALID;
-    }
-    for (ConfigProblem w : loaded.warnings()) {
-      err.println(w.format(file.toString()));
+      return checked.exitCode();
     }
     ProxyRuntime runtime;
     try {

@@ -57,40 +57,51 @@ public final class ValidateCommand implements Callable<Integer> {
     }
     PrintWriter out = s.commandLine().getOut();
     PrintWriter err = s.commandLine().getErr();
+    Checked checked = check(file, err);
+    LoadedConfig loaded = checked.loaded();
+    if (loaded == null) {
+      return checked.exitCode();
+    }
+    int routes = loaded.config().routes().size();
+    int origins = loaded.config().origins().size();
+    out.println(
+        file
+            + ": ok ("
+            + routes
+            + (routes == 1 ? " route, " : " routes, ")
+            + origins
+            + (origins == 1 ? " origin)" : " origins)"));
+    out.flush();
+    return VALID;
+  }
+
+  /** A loaded configuration, or the exit code that says why there is none. */
+  record Checked(@Nullable LoadedConfig loaded, int exitCode) {}
+
+  /**
+   * Loads {@code file} and reports on {@code err} as {@code validate} does: every error and
+   * warning, one per line, then a summary line when invalid. Shared with {@code run}.
+   */
+  static Checked check(Path file, PrintWriter err) {
     try {
       if (Files.isDirectory(file)) {
         err.println(file + ": cannot read: is a directory, expected a YAML file");
-        err.flush();
-        return UNREADABLE;
+        return new Checked(null, UNREADABLE);
       }
       LoadedConfig loaded = ConfigLoader.load(file);
-      int routes = loaded.config().routes().size();
-      int origins = loaded.config().origins().size();
-      out.println(
-          file
-              + ": ok ("
-              + routes
-              + (routes == 1 ? " route, " : " routes, ")
-              + origins
-              + (origins == 1 ? " origin)" : " origins)"));
-      out.flush();
       for (ConfigProblem w : loaded.warnings()) {
         err.println(w.format(file.toString()));
       }
-      err.flush();
-      return VALID;
+      return new Checked(loaded, VALID);
     } catch (CharacterCodingException e) {
       err.println(file + ": cannot read: not UTF-8 text");
-      err.flush();
-      return UNREADABLE;
+      return new Checked(null, UNREADABLE);
     } catch (NoSuchFileException e) {
       err.println(file + ": cannot read: no such file");
-      err.flush();
-      return UNREADABLE;
+      return new Checked(null, UNREADABLE);
     } catch (IOException e) {
       err.println(file + ": cannot read: " + e.getMessage());
-      err.flush();
-      return UNREADABLE;
+      return new Checked(null, UNREADABLE);
     } catch (InvalidConfigException e) {
       for (ConfigProblem p : e.errors()) {
         err.println(p.format(file.toString()));
@@ -100,8 +111,9 @@ public final class ValidateCommand implements Callable<Integer> {
       }
       int n = e.errors().size();
       err.println(file + ": invalid (" + n + (n == 1 ? " error)" : " errors)"));
+      return new Checked(null, INVALID);
+    } finally {
       err.flush();
-      return INVALID;
     }
   }
 }
