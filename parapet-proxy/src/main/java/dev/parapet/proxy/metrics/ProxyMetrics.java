@@ -278,11 +278,6 @@ public final class ProxyMetrics implements BreakerListener {
         .increment();
   }
 
-  /** The local reasons, in index order. */
-  public List<String> localReasons() {
-    return localReasons;
-  }
-
   /** The Prometheus text exposition. */
   public String scrape() {
     return registry.scrape();

@@ -471,9 +471,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       bodyBytes += c.content().readableBytes();
       if (bodyBytes > px.settings.maxBodyBytes()) {
         ReferenceCountUtil.release(c);
-        abortLocally(
+        // Local, not evidence; the body is still arriving, so the connection closes after the 413.
+        fail(
             ProxyError.BODY_TOO_LARGE,
-            "request body over " + px.settings.maxBodyBytes() + " bytes");
+            "request body over " + px.settings.maxBodyBytes() + " bytes",
+            null);
         return;
       }
       if (c instanceof LastHttpContent) {
@@ -744,16 +746,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         skipUntilLast = false; // the whole request was read already
         nextRequest();
       }
-    }
-
-    /** Something local ended the exchange before a response (body too large). */
-    private void abortLocally(ProxyError error, String detail) {
-      if (headSent) {
-        fail(error, detail, null);
-        return;
-      }
-      requestComplete = false; // forces the connection closed after the answer
-      fail(error, detail, null);
     }
 
     void clientGone() {

@@ -52,7 +52,9 @@ import org.jspecify.annotations.Nullable;
  * bounded by construction; the registry is sized to exactly those keys.
  */
 public final class ProxyServer implements AutoCloseable {
+  /** The listener's settings at start: listen address and request limits need a restart. */
   private final ProxySettings settings;
+
   private final ProxyMetrics metrics;
   private final Ticker ticker;
   private final RandomSource random;
@@ -251,12 +253,11 @@ public final class ProxyServer implements AutoCloseable {
                     RequestHeadTimer timer =
                         new RequestHeadTimer(
                             headerNanos, idleNanos, context.responses, metrics, ticker);
-                    ProxyServer server = ProxyServer.this;
                     ch.pipeline()
                         .addLast("head-timer", timer)
                         .addLast("codec", new HttpServerCodec(decoder))
                         .addLast("expect", new HttpServerExpectContinueHandler())
-                        .addLast("proxy", new ClientConnection(server::context, timer));
+                        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
@@ -285,11 +286,6 @@ public final class ProxyServer implements AutoCloseable {
   /** The metrics (for the admin API's /metrics). */
   public ProxyMetrics metrics() {
     return metrics;
-  }
-
-  /** This listener's settings in force. */
-  public ProxySettings settings() {
-    return context.settings;
   }
 
   /** The origin pools by name. */
