@@ -49,6 +49,7 @@ public final class ProxyMetrics implements BreakerListener {
   private final Counter[] localRejections;
   private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
   private final Map<String, Counter[]> probes = new ConcurrentHashMap<>();
+  private final Map<String, Counter> events = new ConcurrentHashMap<>();
   private final Map<BreakerKey, AtomicLong> firstFailure = new ConcurrentHashMap<>();
   private final Timer timeToOpen;
 
@@ -238,6 +239,25 @@ public final class ProxyMetrics implements BreakerListener {
         .tag(labelName, labelValue)
         .strongReference(true)
         .register(registry);
+  }
+
+  /**
+   * Counts one event of a family with two labels (retries, hedges, shedding). Label values must
+   * come from configuration or a closed set (origin names, priority classes, enum names), never
+   * from request data. Off the per-request fast path: only requests that retry, hedge or are shed
+   * come here.
+   */
+  public void count(String name, String label1, String value1, String label2, String value2) {
+    String id = name + '|' + value1 + '|' + value2;
+    Counter c = events.get(id);
+    if (c == null) {
+      c =
+          events.computeIfAbsent(
+              id,
+              k ->
+                  Counter.builder(name).tag(label1, value1).tag(label2, value2).register(registry));
+    }
+    c.increment();
   }
 
   /**

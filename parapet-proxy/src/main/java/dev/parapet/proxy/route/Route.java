@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param timeout the route's deadline for a request (DESIGN.md {@code routes[].timeout})
  * @param breaker the route's effective breaker policy (its {@code breaker:} fields over the
  *     origin's) for route-scoped breakers, or null to use the origin's
+ * @param priority admission class of the route's requests, 1 (critical) .. 4 (background)
  */
 public record Route(
     String id,
@@ -25,9 +26,16 @@ public record Route(
     String prefix,
     String origin,
     Duration timeout,
-    @Nullable BreakerPolicy breaker) {
+    @Nullable BreakerPolicy breaker,
+    int priority) {
+
+  /** Priority class of a route that states none (DESIGN.md {@code admission.priority.default}). */
+  public static final int DEFAULT_PRIORITY = 2;
 
   public Route {
+    if (priority < 1 || priority > 4) {
+      throw new IllegalArgumentException("priority : " + priority + " (expected: in [1, 4])");
+    }
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(origin, "origin");
@@ -40,6 +48,17 @@ public record Route(
 
   /** A route that uses its origin's breaker policy. */
   public Route(String id, @Nullable String host, String prefix, String origin, Duration timeout) {
-    this(id, host, prefix, origin, timeout, null);
+    this(id, host, prefix, origin, timeout, null, DEFAULT_PRIORITY);
+  }
+
+  /** A route of the default priority class. */
+  public Route(
+      String id,
+      @Nullable String host,
+      String prefix,
+      String origin,
+      Duration timeout,
+      @Nullable BreakerPolicy breaker) {
+    this(id, host, prefix, origin, timeout, breaker, DEFAULT_PRIORITY);
   }
 }

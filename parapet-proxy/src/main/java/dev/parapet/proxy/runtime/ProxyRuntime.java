@@ -194,7 +194,8 @@ public final class ProxyRuntime implements AutoCloseable {
         d.maxHeaderFields(),
         d.maxRequestLine(),
         c.admission().retryAfter().min().toSeconds(),
-        c.admission().retryAfter().max().toSeconds());
+        c.admission().retryAfter().max().toSeconds(),
+        c.admission());
   }
 
   static List<Route> routes(ProxyConfig c) {
@@ -214,7 +215,8 @@ public final class ProxyRuntime implements AutoCloseable {
               r.match().prefix(),
               r.origin(),
               r.timeout(),
-              r.breaker().toBreakerPolicy()));
+              r.breaker().toBreakerPolicy(),
+              r.priority()));
     }
     return routes;
   }
@@ -240,7 +242,10 @@ public final class ProxyRuntime implements AutoCloseable {
               o.breaker().toBreakerPolicy(),
               o.breaker().scope(),
               classifier(o.breaker(), latency),
-              latency));
+              latency,
+              o.retry(),
+              o.hedge(),
+              o.fallback()));
     }
     return origins;
   }

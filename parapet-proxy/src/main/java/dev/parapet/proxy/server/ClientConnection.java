@@ -1,10 +1,21 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.core.admission.AdmissionListener;
+import dev.parapet.core.admission.AdmissionTicket;
+import dev.parapet.core.admission.RejectReason;
+import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Decision;
 import dev.parapet.core.breaker.Permit;
+import dev.parapet.core.breaker.State;
 import dev.parapet.core.deadline.DeadlineHeader;
+import dev.parapet.core.hedge.HedgeDecision;
+import dev.parapet.core.hedge.HedgePolicy;
 import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.retry.BudgetSlot;
+import dev.parapet.core.retry.RetryAfter;
+import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.retry.RetryRefusal;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.HostPool;
@@ -33,12 +44,15 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.Timeout;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -64,6 +78,19 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   /** Request body bytes held while the origin connection is being made, before reads pause. */
   private static final long MAX_BUFFERED_BODY = 256 * 1024;
 
+  /** Methods a request may be repeated with (RFC 9110 section 9.2.2), retried or hedged. */
+  private static final Set<HttpMethod> IDEMPOTENT =
+      Set.of(
+          HttpMethod.GET,
+          HttpMethod.HEAD,
+          HttpMethod.OPTIONS,
+          HttpMethod.TRACE,
+          HttpMethod.PUT,
+          HttpMethod.DELETE);
+
+  /** The load hint on a shed, for the calling tier's retry logic and balancers. */
+  static final String CAPACITY_HEADER = "Parapet-Capacity";
+
   private final Supplier<ProxyContext> contexts;
 
   /** The configuration of the current request (read once at its head: reloads swap it). */
@@ -86,6 +113,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private long requestStart;
 
   private @Nullable String clientIp;
+
+  /** Whether the peer's Priority header is believed, and under which configuration. */
+  private boolean trusted;
+
+  private @Nullable Priorities trustedFor;
 
   ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
     this.contexts = contexts;
@@ -236,36 +268,43 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           hasBody);
       return;
     }
-    if (!pool.tryStartRequest()) {
-      local(
-          ProxyError.CONNECTION_LIMIT,
-          "max_requests reached",
-          pool.name(),
-          px.retryAfterSeconds(0),
-          keepAlive,
-          hasBody);
-      return;
-    }
-    HostPool target = pool.pick();
-    CircuitBreaker breaker = px.breaker(route, pool, target, now);
     long id = px.requestIds.incrementAndGet();
+    boolean replayable = !hasBody && IDEMPOTENT.contains(req.method());
+    String hint = req.headers().get(px.priorities.header());
+    int priority =
+        hint == null
+            ? route.priority()
+            : px.priorities.classOf(route.priority(), hint, trustedSource());
     Exchange ex =
-        new Exchange(ctx, req, originForm, route, pool, target, breaker, keepAlive, now, budget);
-    Decision d = breaker.tryAcquire(ex.permit.requestId(id), now);
-    if (!d.isPermitted()) {
-      pool.finishRequest();
-      local(
-          ProxyError.BREAKER_OPEN,
-          "breaker open",
-          breaker.key().toString(),
-          px.retryAfterSeconds(breaker.retryAfterNanos(now)),
-          keepAlive,
-          hasBody);
-      return;
-    }
-    ex.probe = d == Decision.PROBE;
+        new Exchange(
+            ctx,
+            req,
+            originForm,
+            route,
+            pool,
+            keepAlive,
+            now,
+            budget,
+            id,
+            hasBody,
+            replayable,
+            priority);
     exchange = ex;
-    ex.start();
+    ex.begin(now);
+  }
+
+  /** Whether this connection's peer may set its own priority class (cached per configuration). */
+  private boolean trustedSource() {
+    if (trustedFor != px.priorities) {
+      InetAddress peer = null;
+      ChannelHandlerContext c = ctx;
+      if (c != null && c.channel().remoteAddress() instanceof InetSocketAddress remote) {
+        peer = remote.getAddress();
+      }
+      trusted = px.priorities.trusts(peer);
+      trustedFor = px.priorities;
+    }
+    return trusted;
   }
 
   /** The client's address as text, computed once per connection. */
@@ -336,13 +375,29 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       long retryAfter,
       boolean keepAlive,
       boolean bodyPending) {
+    local(error, detail, scope, retryAfter, keepAlive, bodyPending, null);
+  }
+
+  /** As above, with a load hint for the calling tier ({@code Parapet-Capacity}) when not null. */
+  private void local(
+      ProxyError error,
+      String detail,
+      @Nullable String scope,
+      long retryAfter,
+      boolean keepAlive,
+      boolean bodyPending,
+      @Nullable String capacity) {
     ChannelHandlerContext c = ctx;
     if (c == null) {
       return;
     }
-    boolean close = closing || !keepAlive || bodyPending;
+    boolean close =
+        closing || !keepAlive || bodyPending || px.admission.overloadLevel().stopsAccepting();
     px.metrics.requestLocal(routeLabel, error.ordinal(), px.ticker.read() - requestStart);
     FullHttpResponse r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
+    if (capacity != null) {
+      r.headers().set(CAPACITY_HEADER, capacity);
+    }
     if (close) {
       closing = true;
       c.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
@@ -405,32 +460,64 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   }
 
   // -------------------------------------------------------------------------------------------
-  // One request to the origin
+  // One client request: admission, attempts (first, retries, a hedge), one winner
 
-  private final class Exchange implements HostPool.Acquirer, OriginConnection.Listener {
+  /**
+   * One client request on its way to the origin. It holds the request's admission slot and its
+   * share of the extra-load budget, and runs {@link Attempt}s: the first, retries after failures
+   * that are worth one (within budget and deadline, never after response bytes reached the client)
+   * and at most one hedge. The first attempt whose response head is forwarded wins; others are
+   * cancelled and their outcome is ignored by the breaker. Everything runs on the client's event
+   * loop except the admission listener, which hops there.
+   */
+  private final class Exchange implements AdmissionListener {
     final ChannelHandlerContext client;
     final HttpRequest request;
     final String originForm;
     final Route route;
-    final OriginPool pool;
-    final HostPool host;
-    final CircuitBreaker breaker;
     final boolean keepAlive;
     final long startNanos;
     final long budgetNanos;
-    final Permit permit = new Permit();
+    final long id;
+    final boolean hasBody;
+
+    /** Idempotent and without a body: may be sent again (retry) or twice at once (hedge). */
+    final boolean replayable;
+
+    final int priority;
+    final AdmissionTicket ticket = new AdmissionTicket(this);
+    final BudgetSlot retrySlot = new BudgetSlot();
+    final BudgetSlot hedgeSlot = new BudgetSlot();
     final List<HttpContent> bufferedBody = new ArrayList<>();
+
+    /** The pool in use: the route's, or its fallback while the route's breaker is open. */
+    OriginPool pool;
+
+    OriginTraffic traffic;
+    @Nullable String fallbackFrom;
     long bodyBytes;
     long bufferedBytes;
     boolean requestComplete;
-    long sentNanos;
-    @Nullable Channel origin;
-    @Nullable Timeout timer;
+    boolean headRewritten;
     boolean headSent;
-    boolean originKeepAlive;
-    Outcome outcome = Outcome.SUCCESS;
-    boolean probe;
     boolean done;
+    boolean extraLoadCounted;
+    int attempts;
+    int hedges;
+
+    /** The attempt not yet started (admission pending) or the current non-hedge attempt. */
+    @Nullable Attempt main;
+
+    @Nullable Attempt hedge;
+    @Nullable Attempt winner;
+    @Nullable Timeout hedgeTimer;
+    @Nullable Timeout retryTimer;
+
+    /** What to answer if a scheduled retry cannot start after all. */
+    ProxyError lastError = ProxyError.CONNECTION_TERMINATED;
+
+    String lastDetail = "";
+    @Nullable String lastScope;
 
     Exchange(
         ChannelHandlerContext client,
@@ -438,31 +525,330 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         String originForm,
         Route route,
         OriginPool pool,
-        HostPool host,
-        CircuitBreaker breaker,
         boolean keepAlive,
         long startNanos,
-        long budgetNanos) {
+        long budgetNanos,
+        long id,
+        boolean hasBody,
+        boolean replayable,
+        int priority) {
       this.client = client;
       this.request = request;
       this.originForm = originForm;
       this.route = route;
       this.pool = pool;
-      this.host = host;
-      this.breaker = breaker;
+      this.traffic = traffic(pool);
       this.keepAlive = keepAlive;
       this.startNanos = startNanos;
       this.budgetNanos = budgetNanos;
+      this.id = id;
+      this.hasBody = hasBody;
+      this.replayable = replayable;
+      this.priority = priority;
     }
 
-    void start() {
-      long attempt = Math.min(pool.settings().timeout().toNanos(), budgetNanos);
+    private OriginTraffic traffic(OriginPool p) {
+      OriginTraffic t = px.traffic.get(p.name());
+      return t != null ? t : OriginTraffic.of(p.settings(), px.random, px.settings.minUseful());
+    }
+
+    /** Breaker first (an open breaker fails fast without queueing), then admission. */
+    void begin(long now) {
+      HostPool host = pool.pick();
+      CircuitBreaker breaker = px.breaker(route, pool, host, now);
+      Attempt first = new Attempt(pool, host, breaker, false);
+      Decision d = breaker.tryAcquire(first.permit.requestId(id), now);
+      if (!d.isPermitted()) {
+        OriginPool fb = fallbackPool();
+        if (fb != null) {
+          HostPool fbHost = fb.pick();
+          CircuitBreaker fbBreaker = px.breaker(route, fb, fbHost, now);
+          Attempt alt = new Attempt(fb, fbHost, fbBreaker, false);
+          Decision fd = fbBreaker.tryAcquire(alt.permit.requestId(id), now);
+          if (fd.isPermitted()) {
+            fallbackFrom = pool.name();
+            pool = fb;
+            traffic = traffic(fb);
+            first = alt;
+            d = fd;
+          }
+        }
+      }
+      if (!d.isPermitted()) {
+        failLocal(
+            ProxyError.BREAKER_OPEN,
+            "breaker open",
+            breaker.key().toString(),
+            px.retryAfterSeconds(breaker.retryAfterNanos(now)),
+            null);
+        return;
+      }
+      first.probe = d == Decision.PROBE;
+      main = first;
+      switch (px.admission.offer(ticket, priority, RequestKind.ORDINARY, now)) {
+        case ADMITTED -> admitted(now);
+        case QUEUED -> {} // the listener hears, exactly once
+        case REJECTED -> shed(rejectReason(), now);
+      }
+    }
+
+    private RejectReason rejectReason() {
+      RejectReason r = ticket.rejectReason();
+      return r == null ? RejectReason.LIMIT_REACHED : r;
+    }
+
+    private @Nullable OriginPool fallbackPool() {
+      String name = pool.settings().fallback();
+      return name == null ? null : px.origins.get(name);
+    }
+
+    // --- AdmissionListener (any thread: hop to the client's event loop)
+
+    @Override
+    public void onAdmitted(AdmissionTicket t, long nowNanos) {
+      client.executor().execute(() -> admitted(px.ticker.read()));
+    }
+
+    @Override
+    public void onRejected(AdmissionTicket t, RejectReason reason, long nowNanos) {
+      client.executor().execute(() -> shed(reason, px.ticker.read()));
+    }
+
+    private void admitted(long now) {
+      Attempt first = main;
+      if (done || first == null) {
+        ticket.permit().onIgnore(now); // the client left while the request was queued
+        return;
+      }
+      long remaining = remainingNanos(now);
+      if (remaining < px.settings.minUseful().toNanos()) {
+        first.permit.release(now);
+        failLocal(
+            ProxyError.DEADLINE_TOO_SHORT,
+            "remaining deadline "
+                + Math.max(0, remaining / 1_000_000)
+                + "ms is below min_useful after queueing",
+            route.id(),
+            -1,
+            null);
+        return;
+      }
+      traffic.extraLoad.requestStarted();
+      extraLoadCounted = true;
+      if (traffic.hedge != null && replayable) {
+        traffic.hedge.onRequest();
+      }
+      start(first, now);
+      if (!done && attempts == 1) {
+        armHedge(now);
+      }
+    }
+
+    private void shed(RejectReason reason, long now) {
+      Attempt first = main;
+      if (done) {
+        return;
+      }
+      if (first != null) {
+        first.permit.release(now); // never reached the origin: not evidence
+      }
+      px.metrics.count(
+          "parapet.shed",
+          "priority",
+          Integer.toString(priority),
+          "reason",
+          reason.name().toLowerCase(Locale.ROOT));
+      failLocal(
+          ProxyError.SHED,
+          "shed by admission control (" + reason.name().toLowerCase(Locale.ROOT) + ")",
+          px.settings.name(),
+          px.retryAfterSeconds(0),
+          capacityHint());
+    }
+
+    /** The load hint for the calling tier on a shed: what this listener can take now. */
+    private String capacityHint() {
+      return "degraded; limit="
+          + px.admission.limit()
+          + "; inflight="
+          + px.admission.inflight()
+          + "; queued="
+          + px.admission.queueDepth()
+          + "; level="
+          + px.admission.overloadLevel().name().toLowerCase(Locale.ROOT);
+    }
+
+    long remainingNanos(long now) {
+      return startNanos + budgetNanos - now;
+    }
+
+    // --- starting attempts
+
+    private void start(Attempt a, long now) {
+      if (!a.pool.tryStartRequest()) {
+        a.done = true;
+        a.permit.release(now);
+        a.releaseSlot();
+        if (liveAttempt() == null) {
+          failLocal(
+              ProxyError.CONNECTION_LIMIT,
+              "max_requests reached",
+              a.pool.name(),
+              px.retryAfterSeconds(0),
+              null);
+        }
+        return;
+      }
+      a.started = true;
+      attempts++;
+      long timeout =
+          Math.max(1, Math.min(a.pool.settings().timeout().toNanos(), remainingNanos(now)));
+      a.timeoutNanos = timeout;
       // A hashed wheel: O(1) to arm and cancel, where a per-request scheduled task on the event
       // loop costs a priority-queue insert and removal (7 % of the proxy's CPU when profiled).
-      timer =
+      a.timer =
           px.timeouts.newTimeout(
-              t -> client.executor().execute(this::onTimeout), attempt, TimeUnit.NANOSECONDS);
-      host.acquire(client.channel().eventLoop(), this);
+              t -> client.executor().execute(a::onTimeout), timeout, TimeUnit.NANOSECONDS);
+      a.host.acquire(client.channel().eventLoop(), a);
+    }
+
+    private @Nullable Attempt liveAttempt() {
+      Attempt m = main;
+      if (m != null && m.started && !m.done) {
+        return m;
+      }
+      Attempt h = hedge;
+      return h != null && h.started && !h.done ? h : null;
+    }
+
+    private @Nullable Attempt other(Attempt a) {
+      Attempt o = a == main ? hedge : main;
+      return o != null && o != a && o.started && !o.done ? o : null;
+    }
+
+    private boolean extraLoadAllowed() {
+      return !px.admission.overloadLevel().disablesHedgesAndRetries();
+    }
+
+    private void armHedge(long now) {
+      HedgePolicy policy = traffic.hedge;
+      if (policy == null || !replayable || !extraLoadAllowed()) {
+        return;
+      }
+      long delay = traffic.hedgeDelayNanos(now);
+      if (delay == HedgePolicy.NO_HEDGE
+          || delay >= remainingNanos(now) - px.settings.minUseful().toNanos()) {
+        return;
+      }
+      hedgeTimer =
+          px.timeouts.newTimeout(
+              t -> client.executor().execute(this::onHedgeTimer), delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void onHedgeTimer() {
+      hedgeTimer = null;
+      Attempt m = main;
+      HedgePolicy policy = traffic.hedge;
+      if (done || headSent || winner != null || policy == null || m == null || m.done) {
+        return;
+      }
+      if (!extraLoadAllowed()) {
+        countHedge("refused_overload");
+        return;
+      }
+      long now = px.ticker.read();
+      HostPool host = pickOther(m.host);
+      CircuitBreaker breaker = px.breaker(route, pool, host, now);
+      boolean closed = m.breaker.state() == State.CLOSED && breaker.state() == State.CLOSED;
+      HedgeDecision hd = policy.tryHedge(closed, hedges, hedgeSlot);
+      if (!hd.isHedge()) {
+        countHedge(hd.name().toLowerCase(Locale.ROOT));
+        return;
+      }
+      Attempt h = new Attempt(pool, host, breaker, true);
+      Decision d = breaker.tryAcquire(h.permit.requestId(id), now);
+      if (!d.isPermitted()) {
+        hedgeSlot.release();
+        countHedge("breaker_not_closed");
+        return;
+      }
+      h.probe = d == Decision.PROBE;
+      h.slot = hedgeSlot;
+      hedges++;
+      hedge = h;
+      countHedge("sent");
+      start(h, now);
+    }
+
+    private HostPool pickOther(HostPool avoid) {
+      HostPool h = pool.pick();
+      if (h == avoid && pool.hosts().size() > 1) {
+        h = pool.pick(); // round robin: the next one is another host
+      }
+      return h;
+    }
+
+    private void countHedge(String result) {
+      px.metrics.count("parapet.hedges", "origin", pool.name(), "result", result);
+    }
+
+    private void countRetry(String result) {
+      px.metrics.count("parapet.retries", "origin", pool.name(), "result", result);
+    }
+
+    /**
+     * Schedules a retry after attempt {@code failed} if the failure is worth one and budget,
+     * deadline and attempts allow. Returns whether a retry is coming.
+     */
+    private boolean retry(Attempt failed, long retryAfterNanos, long now) {
+      if (!replayable || headSent || done) {
+        return false;
+      }
+      if (!extraLoadAllowed()) {
+        countRetry("refused_overload");
+        return false;
+      }
+      long delay =
+          traffic.retry.decide(attempts, false, retryAfterNanos, remainingNanos(now), retrySlot);
+      if (!RetryPolicy.isRetry(delay)) {
+        countRetry(RetryRefusal.of(delay).name().toLowerCase(Locale.ROOT));
+        return false;
+      }
+      countRetry("sent");
+      HostPool avoid = failed.host;
+      retryTimer =
+          px.timeouts.newTimeout(
+              t -> client.executor().execute(() -> onRetryTimer(avoid)),
+              Math.max(1, delay),
+              TimeUnit.NANOSECONDS);
+      return true;
+    }
+
+    private void onRetryTimer(HostPool avoid) {
+      retryTimer = null;
+      if (done) {
+        retrySlot.release();
+        return;
+      }
+      long now = px.ticker.read();
+      if (remainingNanos(now) < px.settings.minUseful().toNanos()) {
+        retrySlot.release();
+        fail(lastError, lastDetail, lastScope);
+        return;
+      }
+      HostPool host = pickOther(avoid);
+      CircuitBreaker breaker = px.breaker(route, pool, host, now);
+      Attempt r = new Attempt(pool, host, breaker, false);
+      Decision d = breaker.tryAcquire(r.permit.requestId(id), now);
+      if (!d.isPermitted()) {
+        retrySlot.release(); // a local rejection is never retried, and the last answer stands
+        fail(lastError, lastDetail, lastScope);
+        return;
+      }
+      r.probe = d == Decision.PROBE;
+      r.slot = retrySlot;
+      main = r;
+      start(r, now);
     }
 
     // --- request body
@@ -481,7 +867,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       if (c instanceof LastHttpContent) {
         requestComplete = true;
       }
-      Channel o = origin;
+      if (replayable) {
+        ReferenceCountUtil.release(c); // no body: every attempt ends its request head itself
+        return;
+      }
+      Attempt m = main;
+      Channel o = m == null ? null : m.origin;
       if (o == null) {
         bufferedBody.add(c);
         bufferedBytes += c.content().readableBytes();
@@ -496,252 +887,119 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
     }
 
-    // --- HostPool.Acquirer
-
-    @Override
-    public boolean isCancelled() {
-      return done;
-    }
-
-    @Override
-    public void onConnection(Channel ch) {
-      if (done) {
-        host.release(ch, true);
-        return;
-      }
-      origin = ch;
-      OriginConnection.of(ch).attach(this);
-      ch.config().setAutoRead(true); // no-op unless a previous exchange paused it
-      // The decoded request is ours alone: rewrite it in place rather than copying its headers.
-      boolean chunked = HttpUtil.isTransferEncodingChunked(request);
-      HttpRequest fwd = request.setUri(originForm).setProtocolVersion(HttpVersion.HTTP_1_1);
-      HttpHeaders h = fwd.headers();
-      ForwardedHeaders.stripHopByHop(h);
-      if (chunked) {
-        h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-      }
-      ForwardedHeaders.appendVia(h, px.settings.name());
-      String ip = clientIp();
-      if (ip != null) {
-        String xff = h.get("X-Forwarded-For");
-        h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
-      }
-      h.set("X-Forwarded-Proto", "http");
-      long now = px.ticker.read();
-      h.set(DeadlineHeader.NAME, DeadlineHeader.format(startNanos + budgetNanos - now));
-      ch.write(fwd);
-      for (HttpContent c : bufferedBody) {
-        ch.write(c);
-      }
-      bufferedBody.clear();
-      ch.flush();
-      sentNanos = now;
-      bufferedBytes = 0;
-      if (!requestComplete) {
-        readClient(ch.isWritable());
-      }
-    }
-
-    @Override
-    public void onConnectFailure(Throwable cause) {
-      if (done) {
-        return;
-      }
-      boolean timedOut = cause instanceof ConnectTimeoutException;
-      fail(
-          timedOut ? ProxyError.CONNECT_TIMEOUT : ProxyError.CONNECTION_REFUSED,
-          describe(cause),
-          Outcome.CONNECT_FAILURE);
-    }
-
-    @Override
-    public void onLimitReached() {
-      if (done) {
-        return;
-      }
-      fail(ProxyError.CONNECTION_LIMIT, "origin host connection and pending limits reached", null);
-    }
-
-    // --- OriginConnection.Listener
-
-    @Override
-    public void onOriginMessage(HttpObject msg) {
-      if (done) {
-        ReferenceCountUtil.release(msg);
-        return;
-      }
-      if (msg instanceof HttpResponse resp) {
-        if (resp.decoderResult().isFailure()) {
-          ReferenceCountUtil.release(msg);
-          fail(
-              ProxyError.MALFORMED_RESPONSE,
-              describe(resp.decoderResult().cause()),
-              Outcome.MALFORMED_RESPONSE);
-          return;
-        }
-        if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-          // Interim responses (100, 103) are not forwarded; 101 would need an upgrade we refuse.
-          if (resp.status().code() == 101) {
-            ReferenceCountUtil.release(msg);
-            fail(
-                ProxyError.MALFORMED_RESPONSE,
-                "origin switched protocols",
-                Outcome.MALFORMED_RESPONSE);
-          } else {
-            ReferenceCountUtil.release(msg);
-          }
-          return;
-        }
-        long now = px.ticker.read();
-        outcome =
-            pool.settings()
-                .classifier()
-                .classifyResponse(resp.status().code(), now - sentNanos, now);
-        pool.settings().latency().record(now - sentNanos, now);
-        originKeepAlive = HttpUtil.isKeepAlive(resp);
-        // A bare head is ours alone: rewrite it in place; a full message is copied (it is also
-        // the content written below).
-        HttpResponse out =
-            msg instanceof HttpContent
-                ? new DefaultHttpResponse(
-                    HttpVersion.HTTP_1_1, resp.status(), resp.headers().copy())
-                : resp.setProtocolVersion(HttpVersion.HTTP_1_1);
-        HttpHeaders h = out.headers();
-        boolean framedByLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
+    /** The request head for an attempt: rewritten in place once, its deadline set each time. */
+    private HttpRequest forwardHead(long now) {
+      HttpRequest fwd = request;
+      if (!headRewritten) {
+        headRewritten = true;
+        // The decoded request is ours alone: rewrite it in place rather than copying its headers.
+        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        fwd = request.setUri(originForm).setProtocolVersion(HttpVersion.HTTP_1_1);
+        HttpHeaders h = fwd.headers();
         ForwardedHeaders.stripHopByHop(h);
-        if (!framedByLength && mayHaveBody(resp.status())) {
+        if (chunked) {
           h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         ForwardedHeaders.appendVia(h, px.settings.name());
-        if (!keepAlive || closing) {
-          h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        String ip = clientIp();
+        if (ip != null) {
+          String xff = h.get("X-Forwarded-For");
+          h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
         }
-        headSent = true;
-        client.write(out);
-        if (!(msg instanceof HttpContent)) {
-          return;
-        }
+        h.set("X-Forwarded-Proto", "http");
       }
-      if (msg instanceof HttpContent content) {
-        if (content.decoderResult().isFailure()) {
-          ReferenceCountUtil.release(msg);
-          fail(
-              ProxyError.MALFORMED_RESPONSE,
-              describe(content.decoderResult().cause()),
-              Outcome.MALFORMED_RESPONSE);
-          return;
-        }
-        boolean last = content instanceof LastHttpContent;
-        if (last) {
-          // Evidence first: by the time the client sees the end, the breaker has counted it.
-          long now = px.ticker.read();
-          evidence(outcome, now);
-          px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
-        }
-        ChannelFuture written = client.writeAndFlush(content);
-        if (last) {
-          succeed(written);
-        } else if (!client.channel().isWritable()) {
-          Channel o = origin;
-          if (o != null) {
-            o.config().setAutoRead(false);
-          }
-        }
-      }
-    }
-
-    @Override
-    public void onOriginClosed() {
-      if (!done) {
-        fail(
-            ProxyError.CONNECTION_TERMINATED,
-            headSent ? "origin closed mid-response" : "origin closed before responding",
-            Outcome.CONNECT_FAILURE);
-      }
-    }
-
-    @Override
-    public void onOriginException(Throwable cause) {
-      if (!done) {
-        fail(ProxyError.CONNECTION_TERMINATED, describe(cause), Outcome.CONNECT_FAILURE);
-      }
-    }
-
-    @Override
-    public void onOriginWritabilityChanged(boolean writable) {
-      if (!done && !requestComplete) {
-        readClient(writable);
-      }
+      fwd.headers().set(DeadlineHeader.NAME, DeadlineHeader.format(remainingNanos(now)));
+      return fwd;
     }
 
     void clientWritabilityChanged(boolean writable) {
-      Channel o = origin;
-      if (!done && o != null && headSent) {
+      Attempt w = winner;
+      Channel o = w == null ? null : w.origin;
+      if (!done && o != null) {
         o.config().setAutoRead(writable);
       }
     }
 
     // --- endings
 
-    private void onTimeout() {
-      timer = null;
-      if (done) {
-        return;
-      }
-      fail(
-          ProxyError.RESPONSE_TIMEOUT,
-          "no complete response within "
-              + (Math.min(pool.settings().timeout().toNanos(), budgetNanos) / 1_000_000)
-              + "ms",
-          origin == null ? null : Outcome.TIMEOUT);
-    }
-
     /**
-     * The response is complete (outcome recorded): return the connection, go on with the client.
+     * The winner's response is complete (outcome recorded): return its connection, go on with the
+     * client.
      */
-    private void succeed(ChannelFuture lastWrite) {
+    private void succeed(Attempt a, ChannelFuture lastWrite) {
       done = true;
-      cancelTimer();
-      Channel o = origin;
-      if (o != null) {
-        OriginConnection.of(o).detach();
-        host.release(o, originKeepAlive && requestComplete);
+      cancelTimers();
+      long now = px.ticker.read();
+      a.finish(a.originKeepAlive && requestComplete);
+      if (a.outcome.kind() == Outcome.Kind.SUCCESS) {
+        ticket.permit().onSuccess(now);
+      } else {
+        ticket.permit().onDropped(now);
       }
-      pool.finishRequest();
+      endExtraLoad();
       exchangeDone(!keepAlive || !requestComplete, lastWrite);
     }
 
-    /**
-     * The exchange failed. {@code evidence} is the origin outcome to record, or null when the
-     * failure was local (not evidence about the origin).
-     */
-    private void fail(ProxyError error, String detail, @Nullable Outcome evidence) {
+    /** Answers locally before anything reached the origin (breaker open, shed, pool full). */
+    private void failLocal(
+        ProxyError error,
+        String detail,
+        @Nullable String scope,
+        long retryAfter,
+        @Nullable String capacity) {
       done = true;
-      cancelTimer();
+      cancelTimers();
       long now = px.ticker.read();
-      if (evidence != null) {
-        evidence(evidence, now);
+      if (ticket.permit().isActive()) {
+        ticket.permit().onIgnore(now);
       } else {
-        permit.release(now);
+        px.admission.cancel(ticket);
       }
       releaseBody();
-      Channel o = origin;
-      if (o != null) {
-        OriginConnection.of(o).detach();
-        host.release(o, false);
+      endExtraLoad();
+      exchange = null;
+      local(error, detail, scope, retryAfter, keepAlive, hasBody && !requestComplete, capacity);
+      if (!closing && requestComplete) {
+        skipUntilLast = false; // the whole request was read already
+        nextRequest();
       }
-      pool.finishRequest();
+    }
+
+    /**
+     * The exchange failed after its last attempt (its evidence already recorded). Answers the
+     * client, or closes it if a response head already went out.
+     */
+    private void fail(ProxyError error, String detail, @Nullable String scope) {
+      done = true;
+      cancelTimers();
+      long now = px.ticker.read();
+      cancelAttempts(now);
+      if (ticket.permit().isActive()) {
+        boolean originTrouble =
+            error == ProxyError.RESPONSE_TIMEOUT
+                || error == ProxyError.CONNECT_TIMEOUT
+                || error == ProxyError.CONNECTION_REFUSED
+                || error == ProxyError.CONNECTION_TERMINATED
+                || error == ProxyError.MALFORMED_RESPONSE;
+        if (originTrouble) {
+          ticket.permit().onDropped(now);
+        } else {
+          ticket.permit().onIgnore(now);
+        }
+      } else {
+        px.admission.cancel(ticket);
+      }
+      releaseBody();
+      endExtraLoad();
       exchange = null;
       if (headSent) {
         closing = true;
-        px.metrics.requestForwarded(
-            route.id(), evidence == null ? Outcome.LOCAL_REJECTION : evidence, now - startNanos);
         client.close(); // the client saw a response head: a truncated body is the only honest end
         return;
       }
       long retryAfter =
           error.status() == HttpResponseStatus.SERVICE_UNAVAILABLE ? px.retryAfterSeconds(0) : -1;
-      local(error, detail, breaker.key().toString(), retryAfter, keepAlive, !requestComplete);
+      local(error, detail, scope, retryAfter, keepAlive, !requestComplete, null);
       if (!closing) {
         skipUntilLast = false; // the whole request was read already
         nextRequest();
@@ -753,33 +1011,50 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return;
       }
       done = true;
-      cancelTimer();
+      cancelTimers();
       long now = px.ticker.read();
-      if (origin != null) {
-        evidence(Outcome.CLIENT_CANCELLED, now);
+      Attempt m = main;
+      for (Attempt a : new Attempt[] {m, hedge}) {
+        if (a != null && !a.done) {
+          if (a.started) {
+            a.end(a.origin != null ? Outcome.CLIENT_CANCELLED : null, now);
+            a.finish(false);
+          } else {
+            a.permit.release(now);
+          }
+        }
+      }
+      if (ticket.permit().isActive()) {
+        ticket.permit().onIgnore(now);
       } else {
-        permit.release(now);
+        px.admission.cancel(ticket);
       }
       px.metrics.requestForwarded(route.id(), Outcome.CLIENT_CANCELLED, now - startNanos);
       releaseBody();
-      Channel o = origin;
-      if (o != null) {
-        OriginConnection.of(o).detach();
-        host.release(o, false);
-      }
-      pool.finishRequest();
+      endExtraLoad();
       exchange = null;
     }
 
-    /** Records what the origin attempt told us: breaker, probe and attempt metrics. */
-    private void evidence(Outcome o, long now) {
-      if (o.kind() == Outcome.Kind.FAILURE || o.kind() == Outcome.Kind.SLOW) {
-        px.metrics.failureSeen(breaker.key(), now); // before the outcome: it may trip the breaker
+    /** Cancels attempts still running (hedge losers, or all on failure): ignored as evidence. */
+    private void cancelAttempts(long now) {
+      for (Attempt a : new Attempt[] {main, hedge}) {
+        if (a != null && !a.done && a.started && a != winner) {
+          a.end(a.origin != null ? Outcome.HEDGE_LOST : null, now);
+          a.finish(false);
+        } else if (a != null && !a.started && !a.done) {
+          a.done = true;
+          a.permit.release(now);
+        }
       }
-      permit.onOutcome(o, now);
-      px.metrics.attempt(pool.name(), o);
-      if (probe) {
-        px.metrics.probe(breaker, o);
+    }
+
+    private void endExtraLoad() {
+      if (extraLoadCounted) {
+        extraLoadCounted = false;
+        traffic.extraLoad.requestFinished();
+      }
+      if (retrySlot.isHeld()) {
+        retrySlot.release();
       }
     }
 
@@ -790,17 +1065,353 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       bufferedBody.clear();
     }
 
-    private void cancelTimer() {
-      Timeout t = timer;
+    private void cancelTimers() {
+      Timeout t = hedgeTimer;
       if (t != null) {
         t.cancel();
-        timer = null;
+        hedgeTimer = null;
+      }
+      t = retryTimer;
+      if (t != null) {
+        t.cancel();
+        retryTimer = null;
       }
     }
 
-    private boolean mayHaveBody(HttpResponseStatus status) {
-      int code = status.code();
-      return request.method() != HttpMethod.HEAD && code != 204 && code != 304;
+    // -------------------------------------------------------------------------------------------
+    // One attempt: a pooled origin connection, the request head (and body), the response
+
+    private final class Attempt implements HostPool.Acquirer, OriginConnection.Listener {
+      final OriginPool pool;
+      final HostPool host;
+      final CircuitBreaker breaker;
+      final boolean isHedge;
+      final Permit permit = new Permit();
+      @Nullable BudgetSlot slot;
+      @Nullable Channel origin;
+      @Nullable Timeout timer;
+      long timeoutNanos;
+      long sentNanos;
+      boolean started;
+      boolean originKeepAlive;
+      boolean probe;
+      boolean done;
+      Outcome outcome = Outcome.SUCCESS;
+
+      Attempt(OriginPool pool, HostPool host, CircuitBreaker breaker, boolean isHedge) {
+        this.pool = pool;
+        this.host = host;
+        this.breaker = breaker;
+        this.isHedge = isHedge;
+      }
+
+      // --- HostPool.Acquirer
+
+      @Override
+      public boolean isCancelled() {
+        return done;
+      }
+
+      @Override
+      public void onConnection(Channel ch) {
+        if (done) {
+          host.release(ch, true);
+          return;
+        }
+        origin = ch;
+        OriginConnection.of(ch).attach(this);
+        ch.config().setAutoRead(true); // no-op unless a previous exchange paused it
+        long now = px.ticker.read();
+        ch.write(forwardHead(now));
+        if (replayable) {
+          ch.write(LastHttpContent.EMPTY_LAST_CONTENT);
+        } else {
+          for (HttpContent c : bufferedBody) {
+            ch.write(c);
+          }
+          bufferedBody.clear();
+          bufferedBytes = 0;
+        }
+        ch.flush();
+        sentNanos = now;
+        if (!replayable && !requestComplete) {
+          readClient(ch.isWritable());
+        }
+      }
+
+      @Override
+      public void onConnectFailure(Throwable cause) {
+        if (done) {
+          return;
+        }
+        boolean timedOut = cause instanceof ConnectTimeoutException;
+        failed(
+            timedOut ? ProxyError.CONNECT_TIMEOUT : ProxyError.CONNECTION_REFUSED,
+            describe(cause),
+            Outcome.CONNECT_FAILURE);
+      }
+
+      @Override
+      public void onLimitReached() {
+        if (done) {
+          return;
+        }
+        failed(
+            ProxyError.CONNECTION_LIMIT, "origin host connection and pending limits reached", null);
+      }
+
+      // --- OriginConnection.Listener
+
+      @Override
+      public void onOriginMessage(HttpObject msg) {
+        if (done) {
+          ReferenceCountUtil.release(msg);
+          return;
+        }
+        if (msg instanceof HttpResponse resp) {
+          if (resp.decoderResult().isFailure()) {
+            ReferenceCountUtil.release(msg);
+            failed(
+                ProxyError.MALFORMED_RESPONSE,
+                describe(resp.decoderResult().cause()),
+                Outcome.MALFORMED_RESPONSE);
+            return;
+          }
+          if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+            ReferenceCountUtil.release(msg);
+            // Interim responses (100, 103) are not forwarded; 101 would need an upgrade we refuse.
+            if (resp.status().code() == 101) {
+              failed(
+                  ProxyError.MALFORMED_RESPONSE,
+                  "origin switched protocols",
+                  Outcome.MALFORMED_RESPONSE);
+            }
+            return;
+          }
+          long now = px.ticker.read();
+          int code = resp.status().code();
+          outcome = pool.settings().classifier().classifyResponse(code, now - sentNanos, now);
+          pool.settings().latency().record(now - sentNanos, now);
+          originKeepAlive = HttpUtil.isKeepAlive(resp);
+          if (replayable && traffic.retryOn.statuses().contains(code)) {
+            // Worth another try, and nothing reached the client yet: the sibling attempt if one
+            // runs, else a retry within budget and deadline.
+            long retryAfter =
+                RetryAfter.parseNanos(
+                    resp.headers().get(HttpHeaderNames.RETRY_AFTER), System.currentTimeMillis());
+            releaseSlot(); // this attempt's budget place ends here, whatever comes next
+            if (other(this) != null || retry(this, retryAfter, now)) {
+              ReferenceCountUtil.release(msg);
+              end(outcome, now);
+              finish(false); // the body is unread: the connection cannot be reused
+              return;
+            }
+          }
+          win(now);
+          HttpResponse out =
+              msg instanceof HttpContent
+                  ? new DefaultHttpResponse(
+                      HttpVersion.HTTP_1_1, resp.status(), resp.headers().copy())
+                  : resp.setProtocolVersion(HttpVersion.HTTP_1_1);
+          HttpHeaders h = out.headers();
+          boolean framedByLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
+          ForwardedHeaders.stripHopByHop(h);
+          if (!framedByLength && mayHaveBody(resp.status())) {
+            h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+          }
+          ForwardedHeaders.appendVia(h, px.settings.name());
+          String from = fallbackFrom;
+          if (from != null) {
+            // RFC 9209: members are appended, the one closest to the client last.
+            String ours =
+                px.settings.name()
+                    + "; next-hop="
+                    + LocalResponses.sfString(pool.name())
+                    + "; details="
+                    + LocalResponses.sfString("fallback: breaker of " + from + " open");
+            String before = h.get("Proxy-Status");
+            h.set("Proxy-Status", before == null ? ours : before + ", " + ours);
+          }
+          if (px.admission.overloadLevel().stopsAccepting()) {
+            closing = true; // overloaded: ask the client to go elsewhere
+          }
+          if (!keepAlive || closing) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+          }
+          headSent = true;
+          client.write(out);
+          if (!(msg instanceof HttpContent)) {
+            return;
+          }
+        }
+        if (msg instanceof HttpContent content) {
+          if (content.decoderResult().isFailure()) {
+            ReferenceCountUtil.release(msg);
+            failed(
+                ProxyError.MALFORMED_RESPONSE,
+                describe(content.decoderResult().cause()),
+                Outcome.MALFORMED_RESPONSE);
+            return;
+          }
+          boolean last = content instanceof LastHttpContent;
+          if (last) {
+            // Evidence first: by the time the client sees the end, the breaker has counted it.
+            long now = px.ticker.read();
+            end(outcome, now);
+            px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
+          }
+          ChannelFuture written = client.writeAndFlush(content);
+          if (last) {
+            succeed(this, written);
+          } else if (!client.channel().isWritable()) {
+            Channel o = origin;
+            if (o != null) {
+              o.config().setAutoRead(false);
+            }
+          }
+        }
+      }
+
+      /** This attempt's response goes to the client: any other attempt is cancelled. */
+      private void win(long now) {
+        winner = this;
+        Timeout t = hedgeTimer;
+        if (t != null) {
+          t.cancel();
+          hedgeTimer = null;
+        }
+        if (hedges > 0) {
+          countHedge(isHedge ? "won" : "lost");
+        }
+        cancelAttempts(now);
+      }
+
+      @Override
+      public void onOriginClosed() {
+        if (!done) {
+          failed(
+              ProxyError.CONNECTION_TERMINATED,
+              headSent && winner == this
+                  ? "origin closed mid-response"
+                  : "origin closed before responding",
+              Outcome.CONNECT_FAILURE);
+        }
+      }
+
+      @Override
+      public void onOriginException(Throwable cause) {
+        if (!done) {
+          failed(ProxyError.CONNECTION_TERMINATED, describe(cause), Outcome.CONNECT_FAILURE);
+        }
+      }
+
+      @Override
+      public void onOriginWritabilityChanged(boolean writable) {
+        if (!done && !requestComplete && !replayable) {
+          readClient(writable);
+        }
+      }
+
+      void onTimeout() {
+        timer = null;
+        if (done) {
+          return;
+        }
+        failed(
+            ProxyError.RESPONSE_TIMEOUT,
+            "no complete response within " + (timeoutNanos / 1_000_000) + "ms",
+            origin == null ? null : Outcome.TIMEOUT);
+      }
+
+      /**
+       * This attempt failed. {@code evidence} is the origin outcome to record, or null when the
+       * failure was local (not evidence about the origin). The exchange goes on with a sibling or a
+       * retry when it can; otherwise it fails.
+       */
+      private void failed(ProxyError error, String detail, @Nullable Outcome evidence) {
+        long now = px.ticker.read();
+        end(evidence, now);
+        finish(false);
+        if (Exchange.this.done) {
+          return;
+        }
+        if (headSent) {
+          px.metrics.requestForwarded(
+              route.id(), evidence == null ? Outcome.LOCAL_REJECTION : evidence, now - startNanos);
+          fail(error, detail, breaker.key().toString());
+          return;
+        }
+        lastError = error;
+        lastDetail = detail;
+        lastScope = breaker.key().toString();
+        if (other(this) != null) {
+          return; // the sibling attempt may still answer
+        }
+        if (evidence != null && retryable(evidence) && retry(this, RetryAfter.ABSENT, now)) {
+          return;
+        }
+        fail(error, detail, breaker.key().toString());
+      }
+
+      private boolean retryable(Outcome evidence) {
+        return switch (evidence) {
+          case CONNECT_FAILURE -> traffic.retryOn.connectFailure();
+          case TIMEOUT -> traffic.retryOn.timeout();
+          default -> false;
+        };
+      }
+
+      /**
+       * Records what the attempt told us: breaker, probe and attempt metrics; or releases the
+       * breaker permit unused when {@code evidence} is null.
+       */
+      void end(@Nullable Outcome evidence, long now) {
+        if (evidence == null) {
+          permit.release(now);
+          return;
+        }
+        if (evidence.kind() == Outcome.Kind.FAILURE || evidence.kind() == Outcome.Kind.SLOW) {
+          px.metrics.failureSeen(breaker.key(), now); // before the outcome: it may trip the breaker
+        }
+        permit.onOutcome(evidence, now);
+        px.metrics.attempt(pool.name(), evidence);
+        if (probe) {
+          px.metrics.probe(breaker, evidence);
+        }
+      }
+
+      /** Ends the attempt's hold on the connection, the pool slot and its budget place. */
+      void finish(boolean reuse) {
+        done = true;
+        Timeout t = timer;
+        if (t != null) {
+          t.cancel();
+          timer = null;
+        }
+        Channel o = origin;
+        if (o != null) {
+          OriginConnection.of(o).detach();
+          host.release(o, reuse);
+          origin = null;
+        }
+        if (started) {
+          pool.finishRequest();
+        }
+        releaseSlot();
+      }
+
+      void releaseSlot() {
+        BudgetSlot s = slot;
+        if (s != null) {
+          slot = null;
+          s.release();
+        }
+      }
+
+      private boolean mayHaveBody(HttpResponseStatus status) {
+        int code = status.code();
+        return request.method() != HttpMethod.HEAD && code != 204 && code != 304;
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.core.admission.AdmissionController;
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
@@ -12,6 +13,7 @@ import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.util.HashedWheelTimer;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,6 +29,15 @@ final class ProxyContext {
   final ProxyMetrics metrics;
   final AtomicLong requestIds = new AtomicLong();
 
+  /** Extra-load policies (retries, hedges) per origin pool, by name. */
+  final Map<String, OriginTraffic> traffic;
+
+  /** The listener's admission control: survives reloads that keep its configuration. */
+  final AdmissionController admission;
+
+  /** Where a request's priority class comes from. */
+  final Priorities priorities;
+
   /** Attempt timeouts, shared by every configuration of one listener. */
   final HashedWheelTimer timeouts;
 
@@ -38,7 +49,8 @@ final class ProxyContext {
       Ticker ticker,
       RandomSource random,
       ProxyMetrics metrics,
-      HashedWheelTimer timeouts) {
+      HashedWheelTimer timeouts,
+      AdmissionController admission) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -48,6 +60,13 @@ final class ProxyContext {
     this.random = random;
     this.metrics = metrics;
     this.timeouts = timeouts;
+    this.admission = admission;
+    this.priorities = new Priorities(settings.admission().priority());
+    Map<String, OriginTraffic> t = new HashMap<>();
+    for (OriginPool pool : this.origins.values()) {
+      t.put(pool.name(), OriginTraffic.of(pool.settings(), random, settings.minUseful()));
+    }
+    this.traffic = Map.copyOf(t);
   }
 
   /** The breaker key for an attempt, by the origin's configured scope. */

@@ -11,6 +11,11 @@ public enum ProxyError {
   NO_ROUTE(HttpResponseStatus.NOT_FOUND, "destination_not_found", "no route"),
   /** The breaker for this scope is open (or half-open and busy, ramping, forced open). */
   BREAKER_OPEN(HttpResponseStatus.SERVICE_UNAVAILABLE, "destination_unavailable", "breaker open"),
+  /**
+   * Admission control shed the request (concurrency limit and queue full, CoDel, overload): the
+   * proxy answered without trying the next hop (RFC 9209 {@code proxy_internal_response}).
+   */
+  SHED(HttpResponseStatus.SERVICE_UNAVAILABLE, "proxy_internal_response", "load shed"),
   /** The origin pool's connection or pending limits are reached. */
   CONNECTION_LIMIT(
       HttpResponseStatus.SERVICE_UNAVAILABLE, "connection_limit_reached", "origin pool full"),

@@ -1,13 +1,16 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.core.admission.AdmissionController;
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.limit.LimitAlgorithm;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
@@ -40,6 +43,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -201,10 +205,51 @@ public final class ProxyServer implements AutoCloseable {
     for (BreakerKey key : policies.keySet()) {
       registry.get(key, ticker.read());
     }
+    AdmissionController admission =
+        previous != null && sameAdmission(previous.settings.admission(), settings.admission())
+            ? previous.admission
+            : admission(settings.admission());
+    metrics.gauge(
+        "parapet.concurrency.limit",
+        "listener",
+        settings.name(),
+        () -> context().admission.limit());
+    metrics.gauge(
+        "parapet.inflight", "listener", settings.name(), () -> context().admission.inflight());
+    metrics.gauge(
+        "parapet.queue.depth", "listener", settings.name(), () -> context().admission.queueDepth());
     ProxyContext ctx =
         new ProxyContext(
-            settings, new RouteTable(routes), pools, registry, ticker, random, metrics, timeouts);
+            settings,
+            new RouteTable(routes),
+            pools,
+            registry,
+            ticker,
+            random,
+            metrics,
+            timeouts,
+            admission);
     return new Built(ctx, kept[0], policies.size() - kept[0]);
+  }
+
+  /** The limit and queue are kept across a reload unless their configuration changed. */
+  private static boolean sameAdmission(AdmissionConfig a, AdmissionConfig b) {
+    return a.limit().equals(b.limit()) && a.queue().equals(b.queue());
+  }
+
+  private AdmissionController admission(AdmissionConfig a) {
+    LimitAlgorithm algorithm =
+        LimitAlgorithm.named(
+            a.limit().algorithm().name().toLowerCase(Locale.ROOT),
+            a.limit().initial(),
+            a.limit().min(),
+            a.limit().max(),
+            random);
+    return new AdmissionController(
+        algorithm,
+        a.queue().max(),
+        a.queue().targetSojourn().toNanos(),
+        a.queue().interval().toNanos());
   }
 
   /** Every breaker key configuration can produce, with its policy. */
@@ -286,6 +331,11 @@ public final class ProxyServer implements AutoCloseable {
   /** The metrics (for the admin API's /metrics). */
   public ProxyMetrics metrics() {
     return metrics;
+  }
+
+  /** The listener's admission control (for the overload manager, the admin API and tests). */
+  public AdmissionController admission() {
+    return context.admission;
   }
 
   /** The origin pools by name. */

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.proxy.config.AdmissionConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import java.util.Objects;
  * @param maxRequestLine the request line may be at most this long
  * @param retryAfterMinSeconds lower bound of the jittered Retry-After when no better value is known
  * @param retryAfterMaxSeconds upper bound of it
+ * @param admission the listener's concurrency limit, queue and priority sources
  */
 public record ProxySettings(
     String name,
@@ -33,10 +35,12 @@ public record ProxySettings(
     int maxHeaderFields,
     int maxRequestLine,
     long retryAfterMinSeconds,
-    long retryAfterMaxSeconds) {
+    long retryAfterMaxSeconds,
+    AdmissionConfig admission) {
 
   public ProxySettings {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(listen, "listen");
     if (retryAfterMinSeconds < 0 || retryAfterMaxSeconds < retryAfterMinSeconds) {
       throw new IllegalArgumentException(
@@ -62,7 +66,8 @@ public record ProxySettings(
         100,
         8 * 1024,
         1,
-        5);
+        5,
+        AdmissionConfig.DEFAULTS);
   }
 
   /** The same settings with another request body limit. */
@@ -79,7 +84,8 @@ public record ProxySettings(
         maxHeaderFields,
         maxRequestLine,
         retryAfterMinSeconds,
-        retryAfterMaxSeconds);
+        retryAfterMaxSeconds,
+        admission);
   }
 
   /** The same settings with another header timeout. */
@@ -96,6 +102,25 @@ public record ProxySettings(
         maxHeaderFields,
         maxRequestLine,
         retryAfterMinSeconds,
-        retryAfterMaxSeconds);
+        retryAfterMaxSeconds,
+        admission);
+  }
+
+  /** The same settings with another admission configuration. */
+  public ProxySettings withAdmission(AdmissionConfig a) {
+    return new ProxySettings(
+        name,
+        listen,
+        reserve,
+        minUseful,
+        headerTimeout,
+        idleTimeout,
+        maxBodyBytes,
+        maxHeaderBytes,
+        maxHeaderFields,
+        maxRequestLine,
+        retryAfterMinSeconds,
+        retryAfterMaxSeconds,
+        a);
   }
 }

@@ -4,10 +4,13 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.proxy.config.HedgeConfig;
+import dev.parapet.proxy.config.RetryConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One origin pool as the data plane needs it (built from DESIGN.md's {@code origins.NAME}).
@@ -24,6 +27,9 @@ import java.util.Objects;
  * @param classifier how attempts are classified (failure statuses, slow threshold)
  * @param latency the origin's rolling response-head latency: fed by every attempt, read by a
  *     relative slow-call threshold (and hedging)
+ * @param retry retries of failed attempts ({@code origins.NAME.retry})
+ * @param hedge hedged attempts ({@code origins.NAME.hedge}; off unless configured)
+ * @param fallback the origin pool used while this one's breaker is open, or null
  */
 public record OriginSettings(
     String name,
@@ -36,10 +42,53 @@ public record OriginSettings(
     BreakerPolicy breaker,
     Scope breakerScope,
     OutcomeClassifier classifier,
-    RollingLatencyHistogram latency) {
+    RollingLatencyHistogram latency,
+    RetryConfig retry,
+    HedgeConfig hedge,
+    @Nullable String fallback) {
+
+  /** Retries of one attempt in all (no retry): what a pool built without configuration gets. */
+  public static final RetryConfig NO_RETRY =
+      new RetryConfig(
+          1,
+          RetryConfig.DEFAULTS.on(),
+          RetryConfig.DEFAULTS.budget(),
+          RetryConfig.DEFAULTS.backoff());
+
+  /** A pool without retries, hedging or fallback. */
+  public OriginSettings(
+      String name,
+      List<InetSocketAddress> hosts,
+      Duration connectTimeout,
+      Duration timeout,
+      int maxConnections,
+      int maxPending,
+      int maxRequests,
+      BreakerPolicy breaker,
+      Scope breakerScope,
+      OutcomeClassifier classifier,
+      RollingLatencyHistogram latency) {
+    this(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        NO_RETRY,
+        HedgeConfig.OFF,
+        null);
+  }
 
   public OriginSettings {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(retry, "retry");
+    Objects.requireNonNull(hedge, "hedge");
     hosts = List.copyOf(hosts);
     if (hosts.isEmpty()) {
       throw new IllegalArgumentException(
@@ -72,6 +121,28 @@ public record OriginSettings(
         BreakerPolicy.defaults(),
         Scope.ROUTE,
         OutcomeClassifier.standard(),
-        RollingLatencyHistogram.withDefaults(0));
+        RollingLatencyHistogram.withDefaults(0),
+        RetryConfig.DEFAULTS,
+        HedgeConfig.OFF,
+        null);
+  }
+
+  /** The same pool with other retry, hedge and fallback settings. */
+  public OriginSettings withTraffic(RetryConfig r, HedgeConfig h, @Nullable String fb) {
+    return new OriginSettings(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        r,
+        h,
+        fb);
   }
 }
