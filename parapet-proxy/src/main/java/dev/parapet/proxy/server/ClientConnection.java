@@ -513,12 +513,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Nullable Timeout hedgeTimer;
     @Nullable Timeout retryTimer;
 
-    /** What to answer if a scheduled retry cannot start after all. */
-    ProxyError lastError = ProxyError.CONNECTION_TERMINATED;
-
-    String lastDetail = "";
-    @Nullable String lastScope;
-
     Exchange(
         ChannelHandlerContext client,
         HttpRequest request,
@@ -831,9 +825,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return;
       }
       long now = px.ticker.read();
-      if (remainingNanos(now) < px.settings.minUseful().toNanos()) {
+      long remaining = remainingNanos(now);
+      if (remaining < px.settings.minUseful().toNanos()) {
         retrySlot.release();
-        fail(lastError, lastDetail, lastScope);
+        fail(
+            ProxyError.DEADLINE_TOO_SHORT,
+            "remaining deadline " + Math.max(0, remaining / 1_000_000) + "ms is below min_useful",
+            route.id());
         return;
       }
       HostPool host = pickOther(avoid);
@@ -841,8 +839,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       Attempt r = new Attempt(pool, host, breaker, false);
       Decision d = breaker.tryAcquire(r.permit.requestId(id), now);
       if (!d.isPermitted()) {
-        retrySlot.release(); // a local rejection is never retried, and the last answer stands
-        fail(lastError, lastDetail, lastScope);
+        // The breaker opened meanwhile: answer as a new request would be answered.
+        retrySlot.release();
+        fail(
+            ProxyError.BREAKER_OPEN,
+            "breaker open",
+            breaker.key().toString(),
+            px.retryAfterSeconds(breaker.retryAfterNanos(now)));
         return;
       }
       r.probe = d == Decision.PROBE;
@@ -970,6 +973,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
      * client, or closes it if a response head already went out.
      */
     private void fail(ProxyError error, String detail, @Nullable String scope) {
+      fail(
+          error,
+          detail,
+          scope,
+          error.status() == HttpResponseStatus.SERVICE_UNAVAILABLE ? px.retryAfterSeconds(0) : -1);
+    }
+
+    private void fail(ProxyError error, String detail, @Nullable String scope, long retryAfter) {
       done = true;
       cancelTimers();
       long now = px.ticker.read();
@@ -997,8 +1008,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         client.close(); // the client saw a response head: a truncated body is the only honest end
         return;
       }
-      long retryAfter =
-          error.status() == HttpResponseStatus.SERVICE_UNAVAILABLE ? px.retryAfterSeconds(0) : -1;
       local(error, detail, scope, retryAfter, keepAlive, !requestComplete, null);
       if (!closing) {
         skipUntilLast = false; // the whole request was read already
@@ -1341,9 +1350,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           fail(error, detail, breaker.key().toString());
           return;
         }
-        lastError = error;
-        lastDetail = detail;
-        lastScope = breaker.key().toString();
         if (other(this) != null) {
           return; // the sibling attempt may still answer
         }

@@ -69,12 +69,21 @@ final class ProxyContext {
     this.traffic = Map.copyOf(t);
   }
 
-  /** The breaker key for an attempt, by the origin's configured scope. */
+  /**
+   * The breaker key for an attempt, by the origin's configured scope. A route's attempts on its
+   * origin's fallback pool have their own route breaker ({@code ROUTE->FALLBACK}), never the one
+   * that is open.
+   */
   static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host) {
     Scope scope = origin.settings().breakerScope();
     return switch (scope) {
       case ORIGIN -> BreakerKey.of(Scope.ORIGIN, origin.name());
-      case ROUTE -> BreakerKey.of(Scope.ROUTE, route.id());
+      case ROUTE ->
+          BreakerKey.of(
+              Scope.ROUTE,
+              origin.name().equals(route.origin())
+                  ? route.id()
+                  : route.id() + "->" + origin.name());
       case HOST -> BreakerKey.of(Scope.HOST, host.id());
       // Shards need a ring-hash balancer to exist; until then a shard scope covers the pool.
       case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/0");

@@ -268,6 +268,13 @@ public final class ProxyServer implements AutoCloseable {
             ProxyContext.breakerKey(r, pool, h),
             perRoute ? routePolicy : pool.settings().breaker());
       }
+      String fallback = pool.settings().fallback();
+      OriginPool fb = fallback == null ? null : pools.get(fallback);
+      if (fb != null) {
+        for (HostPool h : fb.hosts()) {
+          policies.put(ProxyContext.breakerKey(r, fb, h), fb.settings().breaker());
+        }
+      }
     }
     return policies;
   }

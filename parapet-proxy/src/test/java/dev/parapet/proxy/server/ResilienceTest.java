@@ -1,0 +1,510 @@
+package dev.parapet.proxy.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.Mode;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.overload.OverloadLevel;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.config.HedgeConfig;
+import dev.parapet.proxy.config.RetryConfig;
+import dev.parapet.proxy.config.RetryOn;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.upstream.OriginSettings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Retries, hedging, admission and failover over real sockets on loopback. Behaviour, not timing:
+ * counts of origin calls and answers, never upper bounds on latency.
+ */
+class ResilienceTest {
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+  }
+
+  /** What the scripted origin does with call number n (0-based): status and delay. */
+  record Reply(int status, long delayMillis, String retryAfter) {
+    static Reply ok() {
+      return new Reply(200, 0, "");
+    }
+
+    static Reply status(int s) {
+      return new Reply(s, 0, "");
+    }
+  }
+
+  /** An origin whose answer depends on the call number. */
+  static final class ScriptedOrigin implements AutoCloseable {
+    final HttpServer server;
+    final ExecutorService threads = Executors.newCachedThreadPool();
+    final AtomicInteger calls = new AtomicInteger();
+    volatile IntFunction<Reply> script;
+
+    ScriptedOrigin(IntFunction<Reply> script) throws IOException {
+      this.script = script;
+      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
+      server.setExecutor(threads);
+      server.createContext("/", this::handle);
+      server.start();
+    }
+
+    InetSocketAddress address() {
+      return new InetSocketAddress("127.0.0.1", server.getAddress().getPort());
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+      int n = calls.getAndIncrement();
+      try (InputStream in = ex.getRequestBody()) {
+        in.readAllBytes();
+      }
+      Reply r = script.apply(n);
+      if (r.delayMillis() > 0) {
+        try {
+          Thread.sleep(r.delayMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      byte[] body = ("call " + n).getBytes(StandardCharsets.UTF_8);
+      if (!r.retryAfter().isEmpty()) {
+        ex.getResponseHeaders().add("Retry-After", r.retryAfter());
+      }
+      try {
+        ex.sendResponseHeaders(r.status(), body.length);
+        try (OutputStream out = ex.getResponseBody()) {
+          out.write(body);
+        }
+      } catch (IOException gone) {
+        // the proxy cancelled this call (a hedge loser): fine
+      }
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+      threads.shutdownNow();
+    }
+  }
+
+  private ScriptedOrigin origin(IntFunction<Reply> script) throws IOException {
+    ScriptedOrigin o = new ScriptedOrigin(script);
+    closeables.add(o);
+    return o;
+  }
+
+  private static RetryConfig retries(int attempts, double ratio, int minConcurrency, String... on) {
+    return new RetryConfig(
+        attempts,
+        new RetryOn(true, false, List.of(on)),
+        new RetryConfig.Budget(ratio, minConcurrency),
+        new RetryConfig.Backoff(Duration.ofMillis(1), Duration.ofMillis(5)));
+  }
+
+  private static OriginSettings pool(
+      String name, List<InetSocketAddress> hosts, RetryConfig retry, HedgeConfig hedge) {
+    return OriginSettings.defaults(name, hosts).withTraffic(retry, hedge, null);
+  }
+
+  private ProxyServer proxy(ProxySettings settings, List<Route> routes, List<OriginSettings> pools)
+      throws InterruptedException {
+    ProxyServer p =
+        new ProxyServer(settings, routes, pools, Ticker.system(), RandomSource.seeded(7), 2)
+            .start();
+    closeables.add(p);
+    return p;
+  }
+
+  private ProxyServer proxy(List<Route> routes, List<OriginSettings> pools)
+      throws InterruptedException {
+    return proxy(settings(), routes, pools);
+  }
+
+  private static ProxySettings settings() {
+    return ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
+  }
+
+  private static Route route(String prefix, String origin) {
+    return new Route(prefix, null, prefix, origin, Duration.ofSeconds(8));
+  }
+
+  private HttpResponse<String> send(ProxyServer p, String method, String path, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
+            .timeout(Duration.ofSeconds(30))
+            .method(
+                method,
+                method.equals("POST")
+                    ? HttpRequest.BodyPublishers.ofString("x")
+                    : HttpRequest.BodyPublishers.noBody());
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private CompletableFuture<HttpResponse<String>> sendAsync(ProxyServer p, String path) {
+    return http.sendAsync(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
+            .timeout(Duration.ofSeconds(30))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static int closedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static double counter(ProxyServer p, String family, String result) {
+    for (String line : p.metrics().scrape().split("\n")) {
+      if (line.startsWith(family + "{") && line.contains("result=\"" + result + "\"")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
+  }
+
+  // --- retries --------------------------------------------------------------------------------
+
+  @Test
+  void a503IsRetriedAndTheClientSeesTheSecondAnswer() throws Exception {
+    ScriptedOrigin o = origin(n -> n == 0 ? Reply.status(503) : Reply.ok());
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(2, 0.2, 5, "503"), HedgeConfig.OFF)));
+
+    HttpResponse<String> r = send(p, "GET", "/x");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("call 1");
+    assertThat(o.calls).hasValue(2);
+    assertThat(counter(p, "parapet_retries_total", "sent")).isEqualTo(1.0);
+  }
+
+  @Test
+  void aConnectFailureIsRetriedOnAnotherHost() throws Exception {
+    ScriptedOrigin healthy = origin(n -> Reply.ok());
+    InetSocketAddress dead = new InetSocketAddress("127.0.0.1", closedPort());
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(
+                pool(
+                    "api",
+                    List.of(dead, healthy.address()),
+                    retries(2, 0.2, 5, "503"),
+                    HedgeConfig.OFF)));
+
+    // Round robin: each first attempt goes to the dead host, its retry to the other one. (A third
+    // connect failure within 10 s would fast-trip the route's breaker: that is the breaker's job.)
+    for (int i = 0; i < 2; i++) {
+      assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200);
+    }
+    assertThat(healthy.calls).hasValue(2);
+    assertThat(counter(p, "parapet_retries_total", "sent")).isEqualTo(2.0);
+  }
+
+  @Test
+  void nonIdempotentRequestsAreNotRetried() throws Exception {
+    ScriptedOrigin o = origin(n -> Reply.status(503));
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(
+                pool("api", List.of(o.address()), retries(3, 1.0, 50, "503"), HedgeConfig.OFF)));
+
+    assertThat(send(p, "POST", "/x").statusCode()).isEqualTo(503);
+    assertThat(o.calls).hasValue(1);
+  }
+
+  @Test
+  void attemptsStopAtTheConfiguredNumber() throws Exception {
+    ScriptedOrigin o = origin(n -> Reply.status(503));
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(
+                pool("api", List.of(o.address()), retries(3, 1.0, 50, "503"), HedgeConfig.OFF)));
+
+    HttpResponse<String> r = send(p, "GET", "/x");
+
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body()).isEqualTo("call 2"); // the last attempt's answer is forwarded
+    assertThat(o.calls).hasValue(3);
+  }
+
+  @Test
+  void anOriginRetryAfterIsHonoured() throws Exception {
+    ScriptedOrigin o = origin(n -> n == 0 ? new Reply(503, 0, "1") : Reply.ok());
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(2, 0.2, 5, "503"), HedgeConfig.OFF)));
+
+    long start = System.nanoTime();
+    HttpResponse<String> r = send(p, "GET", "/x");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(900_000_000L);
+  }
+
+  @Test
+  void aRetryThatCannotFitTheDeadlineIsNotMade() throws Exception {
+    ScriptedOrigin o = origin(n -> n == 0 ? new Reply(503, 0, "30") : Reply.ok());
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(2, 0.2, 5, "503"), HedgeConfig.OFF)));
+
+    HttpResponse<String> r = send(p, "GET", "/x"); // Retry-After 30 s > the 8 s route timeout
+
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(o.calls).hasValue(1);
+    assertThat(counter(p, "parapet_retries_total", "deadline")).isEqualTo(1.0);
+  }
+
+  /**
+   * Seed 000's storm: every call fails. Naive retrying with 3 attempts would triple the origin's
+   * load; the budget (active retries <= 20 % of active requests) keeps it near 1.25x.
+   */
+  @Test
+  void aRetryStormIsBoundedByTheBudget() throws Exception {
+    ScriptedOrigin o = origin(n -> new Reply(503, 20, ""));
+    OriginSettings d = OriginSettings.defaults("api", List.of(o.address()));
+    // The breaker in shadow mode: this test is about the retry budget alone.
+    OriginSettings api =
+        new OriginSettings(
+            "api",
+            d.hosts(),
+            d.connectTimeout(),
+            d.timeout(),
+            d.maxConnections(),
+            d.maxPending(),
+            d.maxRequests(),
+            BreakerPolicy.builder().mode(Mode.SHADOW).build(),
+            Scope.ROUTE,
+            d.classifier(),
+            d.latency(),
+            retries(3, 0.2, 1, "503"),
+            HedgeConfig.OFF,
+            null);
+    ProxyServer p = proxy(List.of(route("/", "api")), List.of(api));
+    int offered = 400;
+    Semaphore concurrency = new Semaphore(40);
+    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < offered; i++) {
+      concurrency.acquire();
+      all.add(sendAsync(p, "/x").whenComplete((r, e) -> concurrency.release()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : all) {
+      assertThat(f.get().statusCode()).as(f.get().body()).isEqualTo(503);
+    }
+
+    assertThat(o.calls.get())
+        .isGreaterThanOrEqualTo(offered)
+        .isLessThanOrEqualTo(offered * 14 / 10);
+    assertThat(counter(p, "parapet_retries_total", "budget")).isPositive();
+  }
+
+  // --- hedging --------------------------------------------------------------------------------
+
+  /**
+   * A bimodal origin: every fifth call takes 3 s, the others answer at once. A hedge after 100 ms
+   * goes to the next call, which is fast: it wins, and the slow one is cancelled.
+   */
+  @Test
+  void aSlowAttemptIsHedgedAndTheHedgeWins() throws Exception {
+    ScriptedOrigin o = origin(n -> n % 5 == 4 ? new Reply(200, 3000, "") : Reply.ok());
+    HedgeConfig hedge =
+        new HedgeConfig(
+            true, new HedgeConfig.Delay.Fixed(Duration.ofMillis(100)), Duration.ofMillis(20), 0.5);
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), hedge)));
+
+    int requests = 20;
+    for (int i = 0; i < requests; i++) {
+      assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200);
+    }
+
+    double sent = counter(p, "parapet_hedges_total", "sent");
+    assertThat(sent).isGreaterThanOrEqualTo(3.0);
+    assertThat(counter(p, "parapet_hedges_total", "won")).isGreaterThanOrEqualTo(3.0);
+    // Extra load: one call per hedge, never more than the 50 % rate cap (plus its burst of 10).
+    assertThat(o.calls.get()).isEqualTo(requests + (int) sent);
+    assertThat(sent).isLessThanOrEqualTo(requests * 0.5 + 10);
+  }
+
+  @Test
+  void noHedgeForRequestsWithABody() throws Exception {
+    ScriptedOrigin o = origin(n -> new Reply(200, 300, ""));
+    HedgeConfig hedge =
+        new HedgeConfig(
+            true, new HedgeConfig.Delay.Fixed(Duration.ofMillis(20)), Duration.ofMillis(20), 1.0);
+    ProxyServer p =
+        proxy(
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), hedge)));
+
+    assertThat(send(p, "POST", "/x").statusCode()).isEqualTo(200);
+    assertThat(o.calls).hasValue(1);
+  }
+
+  // --- admission ------------------------------------------------------------------------------
+
+  private static ProxySettings admission(int limit, int queue) {
+    return settings()
+        .withAdmission(
+            new AdmissionConfig(
+                new AdmissionConfig.Limit(AdmissionConfig.Algorithm.FIXED, limit, 1, limit),
+                new AdmissionConfig.Queue(queue, Duration.ofSeconds(5), Duration.ofSeconds(10)),
+                AdmissionConfig.Priority.DEFAULTS,
+                AdmissionConfig.RetryAfter.DEFAULTS));
+  }
+
+  /**
+   * Two slow requests hold both slots, two priority-4 requests wait in the queue; two priority-1
+   * requests arrive: the background ones are shed (503 + Retry-After + the load hint), the critical
+   * ones are served.
+   */
+  @Test
+  void underOverloadLowPriorityIsShedBeforeHighPriority() throws Exception {
+    ScriptedOrigin o = origin(n -> new Reply(200, n < 2 ? 1500 : 0, ""));
+    List<Route> routes =
+        List.of(
+            new Route("/low/", null, "/low/", "api", Duration.ofSeconds(20), null, 4),
+            new Route("/high/", null, "/high/", "api", Duration.ofSeconds(20), null, 1),
+            new Route("/", null, "/", "api", Duration.ofSeconds(20), null, 2));
+    ProxyServer p =
+        proxy(
+            admission(2, 2),
+            routes,
+            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+
+    var busy1 = sendAsync(p, "/busy");
+    var busy2 = sendAsync(p, "/busy");
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.admission().inflight() == 2);
+    var low1 = sendAsync(p, "/low/a");
+    var low2 = sendAsync(p, "/low/b");
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.admission().queueDepth() == 2);
+    var high1 = sendAsync(p, "/high/a");
+    var high2 = sendAsync(p, "/high/b");
+
+    for (var low : List.of(low1, low2)) {
+      HttpResponse<String> r = low.get();
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(r.headers().firstValue("Retry-After")).isPresent();
+      assertThat(r.headers().firstValue("Proxy-Status").orElseThrow())
+          .contains("error=proxy_internal_response");
+      assertThat(r.headers().firstValue(ClientConnection.CAPACITY_HEADER).orElseThrow())
+          .contains("limit=2");
+    }
+    for (var ok : List.of(high1, high2, busy1, busy2)) {
+      assertThat(ok.get().statusCode()).isEqualTo(200);
+    }
+    assertThat(o.calls).hasValue(4); // shed requests never reached the origin
+    assertThat(p.metrics().scrape())
+        .contains("parapet_shed_total{priority=\"4\",reason=\"displaced\"} 2.0");
+  }
+
+  @Test
+  void aTrustedPriorityHeaderLowersTheClass() throws Exception {
+    ScriptedOrigin o = origin(n -> Reply.ok());
+    ProxyServer p =
+        proxy(
+            admission(10, 10),
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+    p.admission().overloadLevel(OverloadLevel.SHED_LOW_PRIORITY, System.nanoTime());
+
+    // 127.0.0.1 is a trusted source by default: u=7 is background work, shed at this level.
+    assertThat(send(p, "GET", "/x", "Priority", "u=7").statusCode()).isEqualTo(503);
+    assertThat(send(p, "GET", "/x", "Priority", "u=1, i").statusCode()).isEqualTo(200);
+    assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void whenStoppingAcceptingEveryRequestIsShedAndTheConnectionClosed() throws Exception {
+    ScriptedOrigin o = origin(n -> Reply.ok());
+    ProxyServer p =
+        proxy(
+            admission(10, 10),
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+    p.admission().overloadLevel(OverloadLevel.STOP_ACCEPTING, System.nanoTime());
+
+    HttpResponse<String> r = send(p, "GET", "/x");
+
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.headers().firstValue("Connection")).hasValue("close");
+    assertThat(o.calls).hasValue(0);
+  }
+
+  // --- failover -------------------------------------------------------------------------------
+
+  @Test
+  void anOpenBreakerFailsOverToTheFallbackPool() throws Exception {
+    ScriptedOrigin primary = origin(n -> Reply.ok());
+    ScriptedOrigin secondary = origin(n -> Reply.ok());
+    OriginSettings api =
+        OriginSettings.defaults("api", List.of(primary.address()))
+            .withTraffic(retries(1, 0.2, 5), HedgeConfig.OFF, "api_secondary");
+    OriginSettings backup =
+        OriginSettings.defaults("api_secondary", List.of(secondary.address()))
+            .withTraffic(retries(1, 0.2, 5), HedgeConfig.OFF, null);
+    ProxyServer p = proxy(List.of(route("/", "api")), List.of(api, backup));
+    p.breakers()
+        .get(BreakerKey.of(Scope.ROUTE, "/"), System.nanoTime())
+        .forceOpen(System.nanoTime());
+
+    HttpResponse<String> r = send(p, "GET", "/x");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(primary.calls).hasValue(0);
+    assertThat(secondary.calls).hasValue(1);
+    assertThat(r.headers().firstValue("Proxy-Status").orElseThrow())
+        .contains("next-hop=\"api_secondary\"")
+        .contains("fallback");
+  }
+}
