@@ -4,10 +4,27 @@ import java.time.Duration;
 import java.util.List;
 
 /** Admission control for origin-bound work ({@code admission:}). */
-public record AdmissionConfig(Limit limit, Queue queue, Priority priority, RetryAfter retryAfter) {
+public record AdmissionConfig(
+    Limit limit, Queue queue, Priority priority, RetryAfter retryAfter, PerClient perClient) {
 
   public static final AdmissionConfig DEFAULTS =
-      new AdmissionConfig(Limit.DEFAULTS, Queue.DEFAULTS, Priority.DEFAULTS, RetryAfter.DEFAULTS);
+      new AdmissionConfig(
+          Limit.DEFAULTS, Queue.DEFAULTS, Priority.DEFAULTS, RetryAfter.DEFAULTS, PerClient.OFF);
+
+  /** Admission without a per-client limit. */
+  public AdmissionConfig(Limit limit, Queue queue, Priority priority, RetryAfter retryAfter) {
+    this(limit, queue, priority, retryAfter, PerClient.OFF);
+  }
+
+  /**
+   * {@code per_client:} requests one client address may have in flight at once; beyond it the proxy
+   * answers 429 (the client, not the origin, is what is over its limit).
+   *
+   * @param maxInflight the limit; 0 (the default) switches it off
+   */
+  public record PerClient(int maxInflight) {
+    public static final PerClient OFF = new PerClient(0);
+  }
 
   /** The concurrency-limit algorithm. */
   public enum Algorithm {

@@ -42,7 +42,9 @@ final class ProxyConfigReader {
           "routes");
   private static final Set<String> ADMIN = keys("listen", "token_file");
   private static final Set<String> DEADLINE = keys("default", "reserve", "min_useful");
-  private static final Set<String> ADMISSION = keys("limit", "queue", "priority", "retry_after");
+  private static final Set<String> ADMISSION =
+      keys("limit", "queue", "priority", "retry_after", "per_client");
+  private static final Set<String> PER_CLIENT = keys("max_inflight");
   private static final Set<String> LIMIT = keys("algorithm", "initial", "min", "max");
   private static final Set<String> QUEUE = keys("max", "target_sojourn", "interval");
   private static final Set<String> PRIORITY = keys("header", "trusted_sources", "default");
@@ -254,11 +256,14 @@ final class ProxyConfigReader {
     Duration raMin = ra.duration("min", dra.min());
     Duration raMax = ra.positiveDuration("max", dra.max());
     ra.checkOrder("min", raMin, "max", raMax, "retry_after.min");
+    MappingReader pc = r.mapping("per_client", PER_CLIENT);
+    int perClient = pc.integer("max_inflight", 0, 0, MAX_COUNT);
     return new AdmissionConfig(
         new AdmissionConfig.Limit(algorithm, initial, min, max),
         new AdmissionConfig.Queue(queueMax, target, interval),
         new AdmissionConfig.Priority(header, trusted, defaultPriority),
-        new AdmissionConfig.RetryAfter(raMin, raMax));
+        new AdmissionConfig.RetryAfter(raMin, raMax),
+        new AdmissionConfig.PerClient(perClient));
   }
 
   private @Nullable Cidr cidr(YamlNode node, String path) {

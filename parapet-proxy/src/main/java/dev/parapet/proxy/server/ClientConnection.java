@@ -119,6 +119,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private @Nullable Priorities trustedFor;
 
+  private @Nullable InetAddress peer;
+
   ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
     this.contexts = contexts;
     this.px = contexts.get();
@@ -296,15 +298,23 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   /** Whether this connection's peer may set its own priority class (cached per configuration). */
   private boolean trustedSource() {
     if (trustedFor != px.priorities) {
-      InetAddress peer = null;
-      ChannelHandlerContext c = ctx;
-      if (c != null && c.channel().remoteAddress() instanceof InetSocketAddress remote) {
-        peer = remote.getAddress();
-      }
-      trusted = px.priorities.trusts(peer);
+      trusted = px.priorities.trusts(peer());
       trustedFor = px.priorities;
     }
     return trusted;
+  }
+
+  /** The client's address, looked up once per connection. */
+  private @Nullable InetAddress peer() {
+    InetAddress a = peer;
+    if (a == null) {
+      ChannelHandlerContext c = ctx;
+      if (c != null && c.channel().remoteAddress() instanceof InetSocketAddress remote) {
+        a = remote.getAddress();
+        peer = a;
+      }
+    }
+    return a;
   }
 
   /** The client's address as text, computed once per connection. */
@@ -502,6 +512,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean headSent;
     boolean done;
     boolean extraLoadCounted;
+
+    /** The per-client limit this request holds a slot in, or null. */
+    @Nullable ClientLimits clientLimits;
+
     int attempts;
     int hedges;
 
@@ -546,8 +560,24 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return t != null ? t : OriginTraffic.of(p.settings(), px.random, px.settings.minUseful());
     }
 
-    /** Breaker first (an open breaker fails fast without queueing), then admission. */
+    /**
+     * The client's own limit first (429), then the breaker (an open breaker fails fast without
+     * queueing), then admission.
+     */
     void begin(long now) {
+      ClientLimits limits = px.clientLimits;
+      if (limits.enabled()) {
+        if (!limits.tryAcquire(peer())) {
+          failLocal(
+              ProxyError.CLIENT_LIMIT,
+              "this client already has " + limits.max() + " requests in flight",
+              px.settings.name(),
+              px.retryAfterSeconds(0),
+              null);
+          return;
+        }
+        clientLimits = limits;
+      }
       HostPool host = pool.pick();
       CircuitBreaker breaker = px.breaker(route, pool, host, now);
       Attempt first = new Attempt(pool, host, breaker, false);
@@ -1058,6 +1088,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void endExtraLoad() {
+      ClientLimits limits = clientLimits;
+      if (limits != null) {
+        clientLimits = null;
+        limits.release(peer());
+      }
       if (extraLoadCounted) {
         extraLoadCounted = false;
         traffic.extraLoad.requestFinished();

@@ -35,6 +35,9 @@ final class ProxyContext {
   /** The listener's admission control: survives reloads that keep its configuration. */
   final AdmissionController admission;
 
+  /** Requests in flight per client address (429 beyond the cap). */
+  final ClientLimits clientLimits;
+
   /** Where a request's priority class comes from. */
   final Priorities priorities;
 
@@ -50,7 +53,8 @@ final class ProxyContext {
       RandomSource random,
       ProxyMetrics metrics,
       HashedWheelTimer timeouts,
-      AdmissionController admission) {
+      AdmissionController admission,
+      ClientLimits clientLimits) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -61,6 +65,7 @@ final class ProxyContext {
     this.metrics = metrics;
     this.timeouts = timeouts;
     this.admission = admission;
+    this.clientLimits = clientLimits;
     this.priorities = new Priorities(settings.admission().priority());
     Map<String, OriginTraffic> t = new HashMap<>();
     for (OriginPool pool : this.origins.values()) {

@@ -16,6 +16,11 @@ public enum ProxyError {
    * proxy answered without trying the next hop (RFC 9209 {@code proxy_internal_response}).
    */
   SHED(HttpResponseStatus.SERVICE_UNAVAILABLE, "proxy_internal_response", "load shed"),
+  /** The client has {@code admission.per_client.max_inflight} requests in flight already. */
+  CLIENT_LIMIT(
+      HttpResponseStatus.TOO_MANY_REQUESTS,
+      "proxy_internal_response",
+      "too many requests from this client"),
   /** The origin pool's connection or pending limits are reached. */
   CONNECTION_LIMIT(
       HttpResponseStatus.SERVICE_UNAVAILABLE, "connection_limit_reached", "origin pool full"),

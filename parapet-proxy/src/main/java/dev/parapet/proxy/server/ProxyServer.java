@@ -228,7 +228,11 @@ public final class ProxyServer implements AutoCloseable {
             random,
             metrics,
             timeouts,
-            admission);
+            admission,
+            previous != null
+                    && previous.clientLimits.max() == settings.admission().perClient().maxInflight()
+                ? previous.clientLimits
+                : new ClientLimits(settings.admission().perClient().maxInflight()));
     return new Built(ctx, kept[0], policies.size() - kept[0]);
   }
 

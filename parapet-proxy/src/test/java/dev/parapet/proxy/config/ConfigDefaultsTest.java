@@ -156,6 +156,13 @@ class ConfigDefaultsTest {
   }
 
   @Test
+  void perClientLimitIsOffByDefaultAndReadWhenGiven() throws Exception {
+    assertThat(load(MINIMAL).admission().perClient().maxInflight()).isZero();
+    ProxyConfig c = load("admission: {per_client: {max_inflight: 32}}\n" + MINIMAL);
+    assertThat(c.admission().perClient().maxInflight()).isEqualTo(32);
+  }
+
+  @Test
   void designDocumentExampleLoadsWithEveryValueAsWritten(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("admin.token"), "secret\n");
     String yaml =

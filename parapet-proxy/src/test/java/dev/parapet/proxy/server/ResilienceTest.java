@@ -481,6 +481,35 @@ class ResilienceTest {
     assertThat(o.calls).hasValue(0);
   }
 
+  @Test
+  void aClientOverItsOwnLimitGets429WhileOthersAreServed() throws Exception {
+    ScriptedOrigin o = origin(n -> new Reply(200, n == 0 ? 1500 : 0, ""));
+    AdmissionConfig a = AdmissionConfig.DEFAULTS;
+    ProxySettings s =
+        settings()
+            .withAdmission(
+                new AdmissionConfig(
+                    a.limit(),
+                    a.queue(),
+                    a.priority(),
+                    a.retryAfter(),
+                    new AdmissionConfig.PerClient(1)));
+    ProxyServer p =
+        proxy(
+            s,
+            List.of(route("/", "api")),
+            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+
+    var slow = sendAsync(p, "/slow");
+    await().atMost(Duration.ofSeconds(10)).until(() -> o.calls.get() == 1);
+    HttpResponse<String> second = send(p, "GET", "/x");
+
+    assertThat(second.statusCode()).isEqualTo(429);
+    assertThat(second.headers().firstValue("Retry-After")).isPresent();
+    assertThat(slow.get().statusCode()).isEqualTo(200);
+    assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200); // its slot came back
+  }
+
   // --- failover -------------------------------------------------------------------------------
 
   @Test
