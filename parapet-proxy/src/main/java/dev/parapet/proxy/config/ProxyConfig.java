@@ -1,9 +1,11 @@
 package dev.parapet.proxy.config;
 
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One proxy's whole configuration, as DESIGN.md's YAML describes it. Immutable and already
@@ -24,7 +26,22 @@ public record ProxyConfig(
     OverloadConfig overload,
     CacheConfig cache,
     Map<String, OriginConfig> origins,
-    List<RouteConfig> routes) {
+    List<RouteConfig> routes,
+    @Nullable Path accessLog) {
+
+  /** A configuration without an access log. */
+  public ProxyConfig(
+      String name,
+      HostPort listen,
+      AdminConfig admin,
+      DeadlineConfig deadline,
+      AdmissionConfig admission,
+      OverloadConfig overload,
+      CacheConfig cache,
+      Map<String, OriginConfig> origins,
+      List<RouteConfig> routes) {
+    this(name, listen, admin, deadline, admission, overload, cache, origins, routes, null);
+  }
 
   /** DESIGN.md's default name. */
   public static final String DEFAULT_NAME = "parapet";

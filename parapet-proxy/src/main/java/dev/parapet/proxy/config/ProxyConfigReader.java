@@ -39,7 +39,9 @@ final class ProxyConfigReader {
           "overload",
           "cache",
           "origins",
-          "routes");
+          "routes",
+          "access_log");
+  private static final Set<String> ACCESS_LOG = keys("path");
   private static final Set<String> ADMIN = keys("listen", "token_file");
   private static final Set<String> DEADLINE = keys("default", "reserve", "min_useful");
   private static final Set<String> ADMISSION =
@@ -135,11 +137,37 @@ final class ProxyConfigReader {
     checkFallbacks(origins, originReaders);
     List<RouteConfig> routes = routes(r, origins, deadline, admission);
     warnUnusedOrigins(origins, originReaders, routes);
+    Path accessLog = accessLog(r.mapping("access_log", ACCESS_LOG));
     return new ProxyConfig(
-        name, listen, admin, deadline, admission, overload, cache, origins, routes);
+        name, listen, admin, deadline, admission, overload, cache, origins, routes, accessLog);
   }
 
   // ---- top-level blocks ----
+
+  /** {@code access_log: {path: FILE}}: relative to the configuration file; absent means off. */
+  private @Nullable Path accessLog(MappingReader r) {
+    if (!r.has("path")) {
+      return null;
+    }
+    String p = r.string("path", "");
+    if (r.failed("path")) {
+      return null;
+    }
+    try {
+      Path file = baseDir.resolve(p).normalize();
+      Path parent = file.toAbsolutePath().getParent();
+      if (p.isBlank()
+          || Files.isDirectory(file)
+          || (parent != null && !Files.isDirectory(parent))) {
+        r.error("path", "must be a file in an existing directory, was '" + p + "'");
+        return null;
+      }
+      return file;
+    } catch (InvalidPathException e) {
+      r.error("path", "must be a file path, was '" + p + "'");
+      return null;
+    }
+  }
 
   private AdminConfig admin(MappingReader r, HostPort dataListen, boolean dataListenFailed) {
     AdminConfig d = AdminConfig.DEFAULTS;

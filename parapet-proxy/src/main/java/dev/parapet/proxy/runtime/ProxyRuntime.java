@@ -78,6 +78,9 @@ public final class ProxyRuntime implements AutoCloseable {
             ticker,
             random,
             threads);
+    if (config.accessLog() != null) {
+      proxy.accessLog(config.accessLog());
+    }
     proxy.start();
     AdminServer admin;
     try {

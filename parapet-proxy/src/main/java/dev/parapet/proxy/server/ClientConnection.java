@@ -97,6 +97,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   private ProxyContext px;
 
   private final RequestHeadTimer headTimer;
+  private final @Nullable AccessLog accessLog;
+
+  /** The current request as the access log names it, and its origin attempts so far. */
+  private String logMethod = "";
+
+  private String logTarget = "";
+  private int logAttempts;
   private @Nullable ChannelHandlerContext ctx;
   private @Nullable Exchange exchange;
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
@@ -121,8 +128,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private @Nullable InetAddress peer;
 
-  ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
+  ClientConnection(
+      Supplier<ProxyContext> contexts, RequestHeadTimer headTimer, @Nullable AccessLog accessLog) {
     this.contexts = contexts;
+    this.accessLog = accessLog;
     this.px = contexts.get();
     this.headTimer = headTimer;
   }
@@ -196,6 +205,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     long now = px.ticker.read();
     requestStart = now;
     routeLabel = ProxyMetrics.NO_ROUTE;
+    logMethod = req.method().name();
+    logTarget = req.uri();
+    logAttempts = 0;
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     boolean hasBody =
         HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
@@ -403,7 +415,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     boolean close =
         closing || !keepAlive || bodyPending || px.admission.overloadLevel().stopsAccepting();
-    px.metrics.requestLocal(routeLabel, error.ordinal(), px.ticker.read() - requestStart);
+    long took = px.ticker.read() - requestStart;
+    px.metrics.requestLocal(routeLabel, error.ordinal(), took);
+    logRequest(error.status().code(), took, error.name());
     FullHttpResponse r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
     if (capacity != null) {
       r.headers().set(CAPACITY_HEADER, capacity);
@@ -414,6 +428,23 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     } else {
       c.writeAndFlush(r);
       skipUntilLast = true; // the request's (empty) last content is still to come
+    }
+  }
+
+  /** One access log line for the current request, when the access log is on. */
+  private void logRequest(int status, long latencyNanos, @Nullable String error) {
+    AccessLog log = accessLog;
+    if (log != null) {
+      log.record(
+          System.currentTimeMillis(),
+          routeLabel,
+          logMethod,
+          logTarget,
+          status,
+          latencyNanos,
+          logAttempts,
+          error,
+          clientIp());
     }
   }
 
@@ -518,6 +549,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     int attempts;
     int hedges;
+
+    /** The status of the response forwarded to the client (once a head went out). */
+    int responseStatus;
 
     /** The attempt not yet started (admission pending) or the current non-hedge attempt. */
     @Nullable Attempt main;
@@ -725,6 +759,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       a.started = true;
       attempts++;
+      logAttempts = attempts;
       long timeout =
           Math.max(1, Math.min(a.pool.settings().timeout().toNanos(), remainingNanos(now)));
       a.timeoutNanos = timeout;
@@ -1069,6 +1104,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         px.admission.cancel(ticket);
       }
       px.metrics.requestForwarded(route.id(), Outcome.CLIENT_CANCELLED, now - startNanos);
+      logRequest(AccessLog.CLIENT_CLOSED, now - startNanos, null);
       releaseBody();
       endExtraLoad();
       exchange = null;
@@ -1252,6 +1288,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             }
           }
           win(now);
+          responseStatus = code;
           HttpResponse out =
               msg instanceof HttpContent
                   ? new DefaultHttpResponse(
@@ -1303,6 +1340,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             long now = px.ticker.read();
             end(outcome, now);
             px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
+            logRequest(responseStatus, now - startNanos, null);
           }
           ChannelFuture written = client.writeAndFlush(content);
           if (last) {
@@ -1382,6 +1420,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (headSent) {
           px.metrics.requestForwarded(
               route.id(), evidence == null ? Outcome.LOCAL_REJECTION : evidence, now - startNanos);
+          logRequest(responseStatus, now - startNanos, error.name());
           fail(error, detail, breaker.key().toString());
           return;
         }

@@ -38,6 +38,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,6 +69,7 @@ public final class ProxyServer implements AutoCloseable {
   private final Class<? extends ServerChannel> serverChannelType;
   private final Class<? extends SocketChannel> clientType;
   private volatile ProxyContext context;
+  private @Nullable AccessLog accessLog;
   private @Nullable Channel serverChannel;
 
   /**
@@ -283,8 +285,23 @@ public final class ProxyServer implements AutoCloseable {
     return policies;
   }
 
+  /**
+   * Writes one JSON line per request to {@code file} (before {@link #start}; a new path needs a
+   * restart).
+   */
+  public ProxyServer accessLog(Path file) {
+    if (serverChannel != null) {
+      throw new IllegalStateException("accessLog : after start (expected: before start())");
+    }
+    AccessLog log = new AccessLog(file);
+    this.accessLog = log;
+    metrics.gauge("parapet.access.log.dropped", "listener", settings.name(), log::dropped);
+    return this;
+  }
+
   /** Binds the listener. */
   public ProxyServer start() throws InterruptedException {
+    AccessLog log = accessLog;
     long headerNanos = settings.headerTimeout().toNanos();
     long idleNanos = settings.idleTimeout().toNanos();
     HttpDecoderConfig decoder =
@@ -313,7 +330,8 @@ public final class ProxyServer implements AutoCloseable {
                         .addLast("head-timer", timer)
                         .addLast("codec", new HttpServerCodec(decoder))
                         .addLast("expect", new HttpServerExpectContinueHandler())
-                        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
+                        .addLast(
+                            "proxy", new ClientConnection(ProxyServer.this::context, timer, log));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
@@ -363,5 +381,9 @@ public final class ProxyServer implements AutoCloseable {
     context.origins.values().forEach(OriginPool::closeIdle);
     timeouts.stop();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    AccessLog log = accessLog;
+    if (log != null) {
+      log.close();
+    }
   }
 }
