@@ -52,6 +52,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -527,9 +528,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     final int priority;
     final AdmissionTicket ticket = new AdmissionTicket(this);
-    final BudgetSlot retrySlot = new BudgetSlot();
-    final BudgetSlot hedgeSlot = new BudgetSlot();
-    final List<HttpContent> bufferedBody = new ArrayList<>();
+    // Made when first needed: most requests never retry, hedge or wait with a body.
+    private @Nullable BudgetSlot retrySlot;
+    private @Nullable BudgetSlot hedgeSlot;
+    private @Nullable List<HttpContent> bufferedBody;
 
     /** The pool in use: the route's, or its fallback while the route's breaker is open. */
     OriginPool pool;
@@ -819,6 +821,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       HostPool host = pickOther(m.host);
       CircuitBreaker breaker = px.breaker(route, pool, host, now);
       boolean closed = m.breaker.state() == State.CLOSED && breaker.state() == State.CLOSED;
+      BudgetSlot hedgeSlot = this.hedgeSlot;
+      if (hedgeSlot == null) {
+        hedgeSlot = new BudgetSlot();
+        this.hedgeSlot = hedgeSlot;
+      }
       HedgeDecision hd = policy.tryHedge(closed, hedges, hedgeSlot);
       if (!hd.isHedge()) {
         countHedge(hd.name().toLowerCase(Locale.ROOT));
@@ -867,6 +874,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         countRetry("refused_overload");
         return false;
       }
+      BudgetSlot retrySlot = this.retrySlot;
+      if (retrySlot == null) {
+        retrySlot = new BudgetSlot();
+        this.retrySlot = retrySlot;
+      }
       long delay =
           traffic.retry.decide(attempts, false, retryAfterNanos, remainingNanos(now), retrySlot);
       if (!RetryPolicy.isRetry(delay)) {
@@ -885,6 +897,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void onRetryTimer(HostPool avoid) {
       retryTimer = null;
+      BudgetSlot retrySlot = Objects.requireNonNull(this.retrySlot, "retrySlot");
       if (done) {
         retrySlot.release();
         return;
@@ -942,7 +955,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       Attempt m = main;
       Channel o = m == null ? null : m.origin;
       if (o == null) {
-        bufferedBody.add(c);
+        List<HttpContent> buffered = bufferedBody;
+        if (buffered == null) {
+          buffered = new ArrayList<>(4);
+          bufferedBody = buffered;
+        }
+        buffered.add(c);
         bufferedBytes += c.content().readableBytes();
         if (bufferedBytes > MAX_BUFFERED_BODY) {
           readClient(false); // resumed once the origin connection takes the buffer
@@ -1049,7 +1067,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       done = true;
       cancelTimers();
       long now = px.ticker.read();
-      cancelAttempts(now);
+      cancelAttempts(Outcome.LOCAL_REJECTION, now);
       if (ticket.permit().isActive()) {
         boolean originTrouble =
             error == ProxyError.RESPONSE_TIMEOUT
@@ -1088,16 +1106,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       cancelTimers();
       long now = px.ticker.read();
       Attempt m = main;
-      for (Attempt a : new Attempt[] {m, hedge}) {
-        if (a != null && !a.done) {
-          if (a.started) {
-            a.end(a.origin != null ? Outcome.CLIENT_CANCELLED : null, now);
-            a.finish(false);
-          } else {
-            a.permit.release(now);
-          }
-        }
-      }
+      stop(m, Outcome.CLIENT_CANCELLED, now);
+      stop(hedge, Outcome.CLIENT_CANCELLED, now);
       if (ticket.permit().isActive()) {
         ticket.permit().onIgnore(now);
       } else {
@@ -1110,16 +1120,30 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       exchange = null;
     }
 
-    /** Cancels attempts still running (hedge losers, or all on failure): ignored as evidence. */
-    private void cancelAttempts(long now) {
-      for (Attempt a : new Attempt[] {main, hedge}) {
-        if (a != null && !a.done && a.started && a != winner) {
-          a.end(a.origin != null ? Outcome.HEDGE_LOST : null, now);
-          a.finish(false);
-        } else if (a != null && !a.started && !a.done) {
-          a.done = true;
-          a.permit.release(now);
-        }
+    /**
+     * Stops every attempt but the winner, with an outcome the breaker ignores ({@code HEDGE_LOST}
+     * for a hedge race, {@code LOCAL_REJECTION} when the exchange itself failed).
+     */
+    private void cancelAttempts(Outcome why, long now) {
+      if (main != winner) {
+        stop(main, why, now);
+      }
+      if (hedge != winner) {
+        stop(hedge, why, now);
+      }
+    }
+
+    /** Stops one attempt: its connection closes, its permit ends with {@code ifContacted}. */
+    private void stop(@Nullable Attempt a, Outcome ifContacted, long now) {
+      if (a == null || a.done) {
+        return;
+      }
+      if (a.started) {
+        a.end(a.origin != null ? ifContacted : null, now);
+        a.finish(false);
+      } else {
+        a.done = true;
+        a.permit.release(now);
       }
     }
 
@@ -1133,16 +1157,20 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         extraLoadCounted = false;
         traffic.extraLoad.requestFinished();
       }
-      if (retrySlot.isHeld()) {
+      BudgetSlot retrySlot = this.retrySlot;
+      if (retrySlot != null && retrySlot.isHeld()) {
         retrySlot.release();
       }
     }
 
     private void releaseBody() {
-      for (HttpContent c : bufferedBody) {
-        ReferenceCountUtil.release(c);
+      List<HttpContent> buffered = bufferedBody;
+      if (buffered != null) {
+        for (HttpContent c : buffered) {
+          ReferenceCountUtil.release(c);
+        }
+        buffered.clear();
       }
-      bufferedBody.clear();
     }
 
     private void cancelTimers() {
@@ -1206,10 +1234,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (replayable) {
           ch.write(LastHttpContent.EMPTY_LAST_CONTENT);
         } else {
-          for (HttpContent c : bufferedBody) {
-            ch.write(c);
+          List<HttpContent> buffered = bufferedBody;
+          if (buffered != null) {
+            for (HttpContent c : buffered) {
+              ch.write(c);
+            }
+            buffered.clear();
           }
-          bufferedBody.clear();
           bufferedBytes = 0;
         }
         ch.flush();
@@ -1365,7 +1396,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (hedges > 0) {
           countHedge(isHedge ? "won" : "lost");
         }
-        cancelAttempts(now);
+        cancelAttempts(Outcome.HEDGE_LOST, now);
       }
 
       @Override
