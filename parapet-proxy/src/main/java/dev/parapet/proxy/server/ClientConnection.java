@@ -427,7 +427,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       closing = true;
       c.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     } else {
-      c.writeAndFlush(r);
+      c.writeAndFlush(r, c.voidPromise());
       skipUntilLast = true; // the request's (empty) last content is still to come
     }
   }
@@ -967,7 +967,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         return;
       }
-      o.writeAndFlush(c);
+      o.writeAndFlush(c, o.voidPromise());
       if (!o.isWritable()) {
         readClient(false); // resumed when the origin connection drains
       }
@@ -1230,14 +1230,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         OriginConnection.of(ch).attach(this);
         ch.config().setAutoRead(true); // no-op unless a previous exchange paused it
         long now = px.ticker.read();
-        ch.write(forwardHead(now));
+        // Void promises: no future object per write; a failed write reaches the origin
+        // connection's exceptionCaught, which ends this attempt.
+        ch.write(forwardHead(now), ch.voidPromise());
         if (replayable) {
-          ch.write(LastHttpContent.EMPTY_LAST_CONTENT);
+          ch.write(LastHttpContent.EMPTY_LAST_CONTENT, ch.voidPromise());
         } else {
           List<HttpContent> buffered = bufferedBody;
           if (buffered != null) {
             for (HttpContent c : buffered) {
-              ch.write(c);
+              ch.write(c, ch.voidPromise());
             }
             buffered.clear();
           }
@@ -1351,7 +1353,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
           }
           headSent = true;
-          client.write(out);
+          client.write(out, client.voidPromise());
           if (!(msg instanceof HttpContent)) {
             return;
           }
