@@ -246,8 +246,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           hasBody);
       return;
     }
-    HostPool target = pool.pick();
-    CircuitBreaker breaker = px.breaker(route, pool, target, now);
+    long hashKey = pool.hashKey(path, clientIp());
+    HostPool target = pool.pick(hashKey);
+    CircuitBreaker breaker = px.breaker(route, pool, target, pool.shardOf(hashKey), now);
     long id = px.requestIds.incrementAndGet();
     Exchange ex =
         new Exchange(ctx, req, originForm, route, pool, target, breaker, keepAlive, now, budget);
@@ -777,6 +778,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         px.metrics.failureSeen(breaker.key(), now); // before the outcome: it may trip the breaker
       }
       permit.onOutcome(o, now);
+      pool.onAttemptOutcome(host, o, sentNanos == 0 ? -1 : now - sentNanos, now);
       px.metrics.attempt(pool.name(), o);
       if (probe) {
         px.metrics.probe(breaker, o);

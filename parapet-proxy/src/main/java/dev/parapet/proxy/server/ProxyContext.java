@@ -7,6 +7,7 @@ import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
@@ -30,6 +31,12 @@ final class ProxyContext {
   /** Attempt timeouts, shared by every configuration of one listener. */
   final HashedWheelTimer timeouts;
 
+  /** The overload level ({@code overload.current()}, one volatile read); listener-wide. */
+  final OverloadMonitor overload;
+
+  /** Incident runbook state ({@code incident.preferStale()}); listener-wide. */
+  final IncidentMode incident;
+
   ProxyContext(
       ProxySettings settings,
       RouteTable routes,
@@ -38,7 +45,9 @@ final class ProxyContext {
       Ticker ticker,
       RandomSource random,
       ProxyMetrics metrics,
-      HashedWheelTimer timeouts) {
+      HashedWheelTimer timeouts,
+      OverloadMonitor overload,
+      IncidentMode incident) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -48,22 +57,26 @@ final class ProxyContext {
     this.random = random;
     this.metrics = metrics;
     this.timeouts = timeouts;
+    this.overload = overload;
+    this.incident = incident;
   }
 
-  /** The breaker key for an attempt, by the origin's configured scope. */
-  static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host) {
+  /**
+   * The breaker key for an attempt, by the origin's configured scope; {@code shard} is {@link
+   * OriginPool#shardOf} of the request's hash key (0 unless the pool uses ring hash).
+   */
+  static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host, int shard) {
     Scope scope = origin.settings().breakerScope();
     return switch (scope) {
       case ORIGIN -> BreakerKey.of(Scope.ORIGIN, origin.name());
       case ROUTE -> BreakerKey.of(Scope.ROUTE, route.id());
       case HOST -> BreakerKey.of(Scope.HOST, host.id());
-      // Shards need a ring-hash balancer to exist; until then a shard scope covers the pool.
-      case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/0");
+      case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/" + shard);
     };
   }
 
-  CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, long now) {
-    return breakers.get(breakerKey(route, origin, host), now);
+  CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, int shard, long now) {
+    return breakers.get(breakerKey(route, origin, host, shard), now);
   }
 
   /**

@@ -6,9 +6,11 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.breaker.State;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
@@ -36,6 +38,7 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -63,7 +66,13 @@ public final class ProxyServer implements AutoCloseable {
   private final EventLoopGroup group;
   private final Class<? extends ServerChannel> serverChannelType;
   private final Class<? extends SocketChannel> clientType;
+  private final OverloadMonitor overload;
+  private final IncidentMode incident = new IncidentMode();
   private volatile ProxyContext context;
+
+  /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
+  private List<Route> routes;
+
   private @Nullable Channel serverChannel;
 
   /**
@@ -76,7 +85,24 @@ public final class ProxyServer implements AutoCloseable {
       Ticker ticker,
       RandomSource random,
       int threads) {
+    this(settings, routes, origins, ticker, random, threads, OverloadMonitor.disabled());
+  }
+
+  /**
+   * @param threads event loop threads (0: Netty's default, twice the CPUs)
+   * @param overload the overload monitor; started and stopped with this server
+   */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      Ticker ticker,
+      RandomSource random,
+      int threads,
+      OverloadMonitor overload) {
     this.settings = settings;
+    this.overload = overload;
+    this.routes = List.copyOf(routes);
     this.ticker = ticker;
     this.random = random;
     boolean epoll = Epoll.isAvailable();
@@ -102,7 +128,7 @@ public final class ProxyServer implements AutoCloseable {
             TimeUnit.MILLISECONDS,
             512);
     try {
-      this.context = build(settings, routes, origins, null).context();
+      this.context = build(settings, routes, pools(origins), null, false).context();
     } catch (RuntimeException e) {
       timeouts.stop();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -113,7 +139,7 @@ public final class ProxyServer implements AutoCloseable {
   /** What a reconfiguration did. */
   public record Reconfigured(int routes, int origins, int breakersKept, int breakersNew) {}
 
-  private record Built(ProxyContext context, int kept, int fresh) {}
+  private record Built(ProxyContext context, int kept, int fresh, int keptTripped) {}
 
   /**
    * Swaps in new routes, origins and settings atomically: requests that start afterwards see the
@@ -140,22 +166,65 @@ public final class ProxyServer implements AutoCloseable {
               + current.listen()
               + "; changing them needs a restart)");
     }
-    ProxyContext old = context;
-    Built built = build(newSettings, routes, origins, old);
-    context = built.context();
-    old.origins.values().forEach(OriginPool::closeIdle);
+    Built built;
+    synchronized (this) {
+      ProxyContext old = context;
+      built = build(newSettings, routes, pools(origins), old, false);
+      context = built.context();
+      this.routes = List.copyOf(routes);
+      if (serverChannel != null) {
+        built.context().origins.values().forEach(p -> p.start(group));
+      }
+      old.origins.values().forEach(OriginPool::stop);
+      old.origins.values().forEach(OriginPool::closeIdle);
+    }
     return new Reconfigured(routes.size(), origins.size(), built.kept(), built.fresh());
+  }
+
+  /**
+   * Declares ({@code on}) or ends an incident (DESIGN.md's runbook API): every breaker policy gets
+   * a failure rate of at most 20 % (or its configured one back), and {@link
+   * IncidentMode#preferStale} turns on (off). Breakers are rebuilt over the same pools the way a
+   * reload does: one whose policy does not change keeps its state; a CLOSED one with a new policy
+   * starts afresh under it; one that is OPEN, HALF_OPEN, RAMPING, FORCED_OPEN or DISABLED is kept
+   * as it is, because forgetting that an origin is sick in the middle of an incident would send it
+   * a flood.
+   */
+  public synchronized IncidentMode.Change incident(boolean on) {
+    if (incident.active() == on) {
+      return new IncidentMode.Change(on, false, incident.since(), 0, 0);
+    }
+    incident.set(on ? Instant.now() : null);
+    ProxyContext old = context;
+    Built built = build(old.settings, routes, old.origins, old, true);
+    context = built.context();
+    return new IncidentMode.Change(on, true, incident.since(), built.fresh(), built.keptTripped());
+  }
+
+  /** The incident state (read by the request path). */
+  public IncidentMode incident() {
+    return incident;
+  }
+
+  /** The overload monitor (read by the request path and readyz). */
+  public OverloadMonitor overload() {
+    return overload;
+  }
+
+  private Map<String, OriginPool> pools(List<OriginSettings> origins) {
+    Map<String, OriginPool> pools = new LinkedHashMap<>();
+    for (OriginSettings o : origins) {
+      pools.put(o.name(), new OriginPool(o, clientType, ticker, random));
+    }
+    return pools;
   }
 
   private Built build(
       ProxySettings settings,
       List<Route> routes,
-      List<OriginSettings> origins,
-      @Nullable ProxyContext previous) {
-    Map<String, OriginPool> pools = new LinkedHashMap<>();
-    for (OriginSettings o : origins) {
-      pools.put(o.name(), new OriginPool(o, clientType));
-    }
+      Map<String, OriginPool> pools,
+      @Nullable ProxyContext previous,
+      boolean keepTripped) {
     for (Route r : routes) {
       if (!pools.containsKey(r.origin())) {
         throw new IllegalArgumentException(
@@ -168,19 +237,20 @@ public final class ProxyServer implements AutoCloseable {
                 + ")");
       }
     }
-    Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools);
+    Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools, incident);
     List<String> routeLabels = new ArrayList<>(routes.stream().map(Route::id).toList());
     routeLabels.add(ProxyMetrics.NO_ROUTE);
     metrics.ensureRoutes(routeLabels);
     metrics.ensureOrigins(List.copyOf(pools.keySet()));
     for (OriginPool pool : pools.values()) {
       metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
+      metrics.gauge("parapet.ejected.hosts", "origin", pool.name(), pool::ejectedHosts);
       for (HostPool h : pool.hosts()) {
         metrics.gauge("parapet.origin.connections", "host", h.id(), h::openConnections);
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
       }
     }
-    int[] kept = new int[1];
+    int[] kept = new int[2];
     BreakerRegistry registry =
         new BreakerRegistry(
             Math.max(1, policies.size()),
@@ -193,6 +263,10 @@ public final class ProxyServer implements AutoCloseable {
                 kept[0]++;
                 return before;
               }
+              if (before != null && keepTripped && before.state() != State.CLOSED) {
+                kept[1]++;
+                return before;
+              }
               CircuitBreaker b = new CircuitBreaker(key, policy, random, listeners, ticker.read());
               metrics.breakerCreated(b);
               return b;
@@ -203,13 +277,22 @@ public final class ProxyServer implements AutoCloseable {
     }
     ProxyContext ctx =
         new ProxyContext(
-            settings, new RouteTable(routes), pools, registry, ticker, random, metrics, timeouts);
-    return new Built(ctx, kept[0], policies.size() - kept[0]);
+            settings,
+            new RouteTable(routes),
+            pools,
+            registry,
+            ticker,
+            random,
+            metrics,
+            timeouts,
+            overload,
+            incident);
+    return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
 
   /** Every breaker key configuration can produce, with its policy. */
   private static Map<BreakerKey, BreakerPolicy> breakerPolicies(
-      List<Route> routes, Map<String, OriginPool> pools) {
+      List<Route> routes, Map<String, OriginPool> pools, IncidentMode incident) {
     Map<BreakerKey, BreakerPolicy> policies = new HashMap<>();
     for (Route r : routes) {
       OriginPool pool = pools.get(r.origin());
@@ -217,11 +300,15 @@ public final class ProxyServer implements AutoCloseable {
         continue;
       }
       BreakerPolicy routePolicy = r.breaker();
-      boolean perRoute = pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null;
+      BreakerPolicy policy =
+          pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null
+              ? routePolicy
+              : pool.settings().breaker();
       for (HostPool h : pool.hosts()) {
+        // A ring-hash pool has one shard per host (its owner); others have shard 0 only.
         policies.put(
-            ProxyContext.breakerKey(r, pool, h),
-            perRoute ? routePolicy : pool.settings().breaker());
+            ProxyContext.breakerKey(r, pool, h, h.index() % pool.shardCount()),
+            incident.apply(policy));
       }
     }
     return policies;
@@ -261,6 +348,10 @@ public final class ProxyServer implements AutoCloseable {
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
+    synchronized (this) {
+      context.origins.values().forEach(p -> p.start(group));
+    }
+    overload.start(group);
     return this;
   }
 
@@ -299,6 +390,8 @@ public final class ProxyServer implements AutoCloseable {
     if (c != null) {
       c.close().syncUninterruptibly();
     }
+    overload.close();
+    context.origins.values().forEach(OriginPool::stop);
     context.origins.values().forEach(OriginPool::closeIdle);
     timeouts.stop();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param classifier how attempts are classified (failure statuses, slow threshold)
  * @param latency the origin's rolling response-head latency: fed by every attempt, read by a
  *     relative slow-call threshold (and hedging)
+ * @param selection balancer, outlier ejection, health checks and slow start
  */
 public record OriginSettings(
     String name,
@@ -36,10 +37,12 @@ public record OriginSettings(
     BreakerPolicy breaker,
     Scope breakerScope,
     OutcomeClassifier classifier,
-    RollingLatencyHistogram latency) {
+    RollingLatencyHistogram latency,
+    HostSelection selection) {
 
   public OriginSettings {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(selection, "selection");
     hosts = List.copyOf(hosts);
     if (hosts.isEmpty()) {
       throw new IllegalArgumentException(
@@ -57,6 +60,51 @@ public record OriginSettings(
               + maxRequests
               + " (expected: max_connections >= 1, max_pending >= 0, max_requests >= 1)");
     }
+  }
+
+  /** Without a host selection of its own: {@link HostSelection#defaults()}. */
+  public OriginSettings(
+      String name,
+      List<InetSocketAddress> hosts,
+      Duration connectTimeout,
+      Duration timeout,
+      int maxConnections,
+      int maxPending,
+      int maxRequests,
+      BreakerPolicy breaker,
+      Scope breakerScope,
+      OutcomeClassifier classifier,
+      RollingLatencyHistogram latency) {
+    this(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        HostSelection.defaults());
+  }
+
+  /** The same pool with another host selection. */
+  public OriginSettings withSelection(HostSelection s) {
+    return new OriginSettings(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        s);
   }
 
   /** DESIGN.md's defaults for one origin with these hosts. */
