@@ -74,6 +74,7 @@ public final class ProxyServer implements AutoCloseable {
   private List<Route> routes;
 
   private @Nullable Channel serverChannel;
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
 
   /**
    * @param threads event loop threads (0: Netty's default, twice the CPUs)
@@ -188,7 +189,8 @@ public final class ProxyServer implements AutoCloseable {
    * reload does: one whose policy does not change keeps its state; a CLOSED one with a new policy
    * starts afresh under it; one that is OPEN, HALF_OPEN, RAMPING, FORCED_OPEN or DISABLED is kept
    * as it is, because forgetting that an origin is sick in the middle of an incident would send it
-   * a flood.
+   * a flood. Such a breaker takes the new policy once it is CLOSED again ({@link
+   * #reconcileBreakers}, every second).
    */
   public synchronized IncidentMode.Change incident(boolean on) {
     if (incident.active() == on) {
@@ -199,6 +201,28 @@ public final class ProxyServer implements AutoCloseable {
     Built built = build(old.settings, routes, old.origins, old, true);
     context = built.context();
     return new IncidentMode.Change(on, true, incident.since(), built.fresh(), built.keptTripped());
+  }
+
+  /**
+   * Gives every CLOSED breaker whose policy is not the one configuration (and the incident state)
+   * asks for a fresh breaker under that policy: the breakers an incident change kept because they
+   * were tripped. Cheap when nothing differs (one lookup per configured key). Returns how many were
+   * replaced.
+   */
+  public synchronized int reconcileBreakers() {
+    ProxyContext ctx = context;
+    Map<BreakerKey, BreakerPolicy> wanted = breakerPolicies(routes, ctx.origins, incident);
+    int stale = 0;
+    for (Map.Entry<BreakerKey, BreakerPolicy> e : wanted.entrySet()) {
+      CircuitBreaker b = ctx.breakers.find(e.getKey());
+      if (b != null && b.state() == State.CLOSED && !b.policy().equals(e.getValue())) {
+        stale++;
+      }
+    }
+    if (stale > 0) {
+      context = build(ctx.settings, routes, ctx.origins, ctx, true).context();
+    }
+    return stale;
   }
 
   /** The incident state (read by the request path). */
@@ -352,6 +376,8 @@ public final class ProxyServer implements AutoCloseable {
       context.origins.values().forEach(p -> p.start(group));
     }
     overload.start(group);
+    reconciling =
+        group.next().scheduleWithFixedDelay(this::reconcileBreakers, 1, 1, TimeUnit.SECONDS);
     return this;
   }
 
@@ -391,6 +417,10 @@ public final class ProxyServer implements AutoCloseable {
       c.close().syncUninterruptibly();
     }
     overload.close();
+    io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
+    if (r != null) {
+      r.cancel(false);
+    }
     context.origins.values().forEach(OriginPool::stop);
     context.origins.values().forEach(OriginPool::closeIdle);
     timeouts.stop();

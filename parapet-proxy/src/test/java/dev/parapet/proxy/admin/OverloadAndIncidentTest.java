@@ -184,6 +184,21 @@ class OverloadAndIncidentTest {
   }
 
   @Test
+  void aBreakerKeptTrippedTakesTheIncidentPolicyOnceClosed() throws Exception {
+    assertThat(call("POST", "/admin/breakers/route:api/open", "s3cret").statusCode())
+        .isEqualTo(200);
+    assertThat(call("POST", "/admin/incident", "s3cret").statusCode()).isEqualTo(200);
+    assertThat(proxy.reconcileBreakers()).isZero(); // still forced open: keeps its state
+    assertThat(failureRate("api")).isEqualTo(0.50);
+    assertThat(call("POST", "/admin/breakers/route:api/close", "s3cret").statusCode())
+        .isEqualTo(200);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> failureRate("api") == 0.20); // the server's own once-a-second pass
+    assertThat(proxy.reconcileBreakers()).isZero();
+  }
+
+  @Test
   void aClosedBreakerTakesTheIncidentThresholdAndGetsItsOwnBack() throws Exception {
     assertThat(call("POST", "/admin/incident", "s3cret").statusCode()).isEqualTo(200);
     assertThat(failureRate("api")).isEqualTo(0.20);
