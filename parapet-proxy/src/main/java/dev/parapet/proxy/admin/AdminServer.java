@@ -341,7 +341,7 @@ public final class AdminServer implements AutoCloseable {
     IncidentMode.Change c = proxy.incident(on);
     ObjectNode body = incidentJson(c.active());
     body.put("changed", c.changed());
-    body.put("breakers_rebuilt", c.breakersTightened());
+    body.put("breakers_rebuilt", c.breakersRebuilt());
     body.put("breakers_kept_tripped", c.breakersKeptTripped());
     ObjectNode line = JSON.createObjectNode();
     line.put("event", on ? "incident_declared" : "incident_ended");

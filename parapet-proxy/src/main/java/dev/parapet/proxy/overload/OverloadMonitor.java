@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
@@ -161,7 +162,11 @@ public final class OverloadMonitor implements AutoCloseable {
     long ran = System.nanoTime();
     lag.record(dueNanos, ran);
     long next = ran + lagPeriodNanos;
-    loop.schedule(() -> probe(loop, lag, next), lagPeriodNanos, TimeUnit.NANOSECONDS);
+    try {
+      loop.schedule(() -> probe(loop, lag, next), lagPeriodNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // The loop is shutting down: the probe ends with it.
+    }
   }
 
   /**

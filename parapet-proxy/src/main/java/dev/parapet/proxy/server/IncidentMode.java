@@ -57,6 +57,6 @@ public final class IncidentMode {
       boolean active,
       boolean changed,
       @Nullable Instant since,
-      int breakersTightened,
+      int breakersRebuilt,
       int breakersKeptTripped) {}
 }

@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -123,7 +124,11 @@ final class HealthChecker implements HostHealth {
     if (stopped) {
       return;
     }
-    next[host] = loop.schedule(() -> run(loop, host), delayNanos, TimeUnit.NANOSECONDS);
+    try {
+      next[host] = loop.schedule(() -> run(loop, host), delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // The loops are shutting down (the proxy is closing): no more checks.
+    }
   }
 
   private void run(EventLoop loop, int host) {
