@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -59,6 +60,11 @@ class OriginBalancingTest {
 
   private static OriginSettings settings(
       List<PathOrigin> hosts, HostSelection selection, Duration timeout) {
+    return settings(hosts, selection, timeout, Scope.ROUTE);
+  }
+
+  private static OriginSettings settings(
+      List<PathOrigin> hosts, HostSelection selection, Duration timeout, Scope scope) {
     List<InetSocketAddress> addresses = hosts.stream().map(PathOrigin::address).toList();
     OriginSettings d = OriginSettings.defaults("api", addresses);
     return new OriginSettings(
@@ -70,7 +76,7 @@ class OriginBalancingTest {
         d.maxPending(),
         d.maxRequests(),
         BreakerPolicy.defaults(),
-        Scope.ROUTE,
+        scope,
         OutcomeClassifier.standard(),
         d.latency(),
         selection);
@@ -200,6 +206,27 @@ class OriginBalancingTest {
       used.add(get(p.port(), "/objects/k" + i).headers().firstValue("X-Host").orElseThrow());
     }
     assertThat(used).hasSizeGreaterThan(1);
+  }
+
+  @Test
+  void ringHashShardsScopeTheirOwnBreakers() throws Exception {
+    List<PathOrigin> hosts = List.of(origin("a"), origin("b"), origin("c"));
+    HostSelection selection = HostSelection.defaults().withBalancer("ring_hash");
+    ProxyServer p =
+        proxy(settings(hosts, selection, Duration.ofSeconds(5), Scope.SHARD), Ticker.system());
+    OriginPool pool = p.origins().get("api");
+    for (int shard = 0; shard < 3; shard++) {
+      assertThat(p.breakers().find(BreakerKey.of(Scope.SHARD, "api/" + shard))).isNotNull();
+    }
+    int shard = pool.shardOf(pool.hashKey("/objects/7", null));
+    for (int i = 0; i < 5; i++) {
+      assertThat(get(p.port(), "/objects/7").statusCode()).isEqualTo(200);
+    }
+    long now = System.nanoTime();
+    for (int s = 0; s < 3; s++) {
+      long calls = p.breakers().find(BreakerKey.of(Scope.SHARD, "api/" + s)).snapshot(now).calls();
+      assertThat(calls).as("shard %d", s).isEqualTo(s == shard ? 5 : 0);
+    }
   }
 
   @Test
