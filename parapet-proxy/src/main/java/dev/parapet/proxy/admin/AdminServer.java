@@ -9,8 +9,8 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.server.IncidentMode;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -37,6 +37,7 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,15 +45,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The admin API on its own listener (DESIGN.md "Admin API"): health, readiness, Prometheus metrics,
- * breakers (list; force open, close, reset, shadow, enforce) and origins.
+ * breakers (list; force open, close, reset, shadow, enforce), origins (hosts: health, ejection,
+ * slow start, in flight) and the incident runbook ({@code GET/POST/DELETE /admin/incident}). {@code
+ * /readyz} is false while starting, draining, or when the overload monitor is at STOP_ACCEPTING.
  *
- * <p>Security: it listens on loopback by default. Every change (POST) needs {@code Authorization:
- * Bearer <token>}; off loopback every request needs it, and binding off loopback without a token is
- * refused at start-up. Tokens are compared in constant time.
+ * <p>Security: it listens on loopback by default. Every change (POST, DELETE) needs {@code
+ * Authorization: Bearer <token>}; off loopback every request needs it, and binding off loopback
+ * without a token is refused at start-up. Tokens are compared in constant time.
  */
 public final class AdminServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String BREAKERS = "/admin/breakers";
+  private static final String INCIDENT = "/admin/incident";
 
   private final InetSocketAddress listen;
   private final byte @Nullable [] token;
@@ -191,7 +195,7 @@ public final class AdminServer implements AutoCloseable {
         case "/healthz":
           return text(HttpResponseStatus.OK, "ok\n", "text/plain; charset=utf-8");
         case "/readyz":
-          return ready.get()
+          return ready.get() && !proxy.overload().stopAccepting()
               ? text(HttpResponseStatus.OK, "ready\n", "text/plain; charset=utf-8")
               : text(
                   HttpResponseStatus.SERVICE_UNAVAILABLE,
@@ -206,12 +210,18 @@ public final class AdminServer implements AutoCloseable {
           return json(HttpResponseStatus.OK, breakers());
         case "/admin/origins":
           return json(HttpResponseStatus.OK, origins());
+        case INCIDENT:
+          return json(HttpResponseStatus.OK, incidentJson(proxy.incident().active()));
         default:
           return json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path));
       }
     }
     if (req.method().equals(HttpMethod.POST) && path.equals("/admin/reload")) {
       return reload();
+    }
+    if (path.equals(INCIDENT)
+        && (req.method().equals(HttpMethod.POST) || req.method().equals(HttpMethod.DELETE))) {
+      return incident(req.method().equals(HttpMethod.POST));
     }
     if (req.method().equals(HttpMethod.POST) && path.startsWith(BREAKERS + "/")) {
       return breakerAction(path.substring(BREAKERS.length() + 1));
@@ -326,19 +336,65 @@ public final class AdminServer implements AutoCloseable {
     return n;
   }
 
+  /** {@code POST} ({@code on}) or {@code DELETE /admin/incident}; one JSON log line each. */
+  private FullHttpResponse incident(boolean on) {
+    IncidentMode.Change c = proxy.incident(on);
+    ObjectNode body = incidentJson(c.active());
+    body.put("changed", c.changed());
+    body.put("breakers_rebuilt", c.breakersRebuilt());
+    body.put("breakers_kept_tripped", c.breakersKeptTripped());
+    ObjectNode line = JSON.createObjectNode();
+    line.put("event", on ? "incident_declared" : "incident_ended");
+    line.setAll(body);
+    org.slf4j.LoggerFactory.getLogger("parapet.incident").warn("{}", line);
+    return json(HttpResponseStatus.OK, body);
+  }
+
+  private ObjectNode incidentJson(boolean active) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("active", active);
+    Instant since = proxy.incident().since();
+    if (since != null) {
+      n.put("since", since.toString());
+    } else {
+      n.putNull("since");
+    }
+    n.put("prefer_stale", proxy.incident().preferStale());
+    if (active) {
+      n.put("failure_rate", IncidentMode.FAILURE_RATE);
+    } else {
+      n.putNull("failure_rate");
+    }
+    return n;
+  }
+
   private ArrayNode origins() {
     ArrayNode list = JSON.createArrayNode();
+    long now = ticker.read();
     for (OriginPool p : proxy.origins().values()) {
       ObjectNode o = list.addObject();
       o.put("name", p.name());
+      o.put("balancer", p.balancerName());
       o.put("inflight", p.inFlight());
+      o.put("ejected_hosts", p.ejectedHosts());
+      o.put("panic_picks", p.panicPicks());
+      o.put("health_checks_sent", p.healthChecksSent());
       ArrayNode hosts = o.putArray("hosts");
-      for (HostPool h : p.hosts()) {
+      for (OriginPool.HostStatus h : p.status(now)) {
         ObjectNode hn = hosts.addObject();
         hn.put("id", h.id());
-        hn.put("address", h.address().getHostString() + ":" + h.address().getPort());
+        hn.put("address", h.address());
+        hn.put("healthy", h.healthy());
+        hn.put("ejected", h.ejected());
+        hn.put("ejected_remaining_ms", h.ejectedRemainingNanos() / 1_000_000);
+        hn.put("ejections", h.ejections());
+        hn.put("ejection_multiplier", h.ejectionMultiplier());
+        hn.put("weight", h.weight());
+        hn.put("slow_start", h.slowStarting());
+        hn.put("inflight", h.inflight());
+        hn.put("latency_ms", h.latencyNanos() < 0 ? -1.0 : h.latencyNanos() / 1e6);
         hn.put("open_connections", h.openConnections());
-        hn.put("pending", h.pendingRequests());
+        hn.put("pending", h.pending());
       }
     }
     return list;

@@ -83,9 +83,8 @@ public final class RunCommand implements Callable<Integer> {
             + loaded.config().admin().listen()
             + ")");
     err.println(
-        "parapet: note: retries, hedging, admission, overload, cache, outlier ejection, health"
-            + " checks, slow start, fallback pools and balancers other than round robin are"
-            + " validated but not acted on by this version (docs/proxy.md)");
+        "parapet: note: retries, hedging, admission, shedding by overload level, cache and"
+            + " fallback pools are validated but not acted on by this version (docs/proxy.md)");
     err.flush();
     out.flush();
     stopped.await();

@@ -3,6 +3,7 @@ package dev.parapet.proxy.runtime;
 import dev.parapet.core.latency.CachedQuantile;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.core.outlier.OutlierConfig;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
@@ -10,14 +11,17 @@ import dev.parapet.proxy.admin.Reloader;
 import dev.parapet.proxy.config.BreakerConfig;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ConfigProblem;
+import dev.parapet.proxy.config.HealthCheckConfig;
 import dev.parapet.proxy.config.HostPort;
 import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.OriginConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
+import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
 import dev.parapet.proxy.server.ProxySettings;
+import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -35,11 +40,13 @@ import org.jspecify.annotations.Nullable;
  * ProxyConfig}. This is where configuration becomes runtime objects; the data plane itself knows
  * nothing of YAML.
  *
- * <p>Not yet wired (their issues are open): admission control, overload, cache, retries, hedging,
- * outlier ejection, health checks and fallback pools are parsed and validated but not acted on;
- * synthetic probes ({@code breaker.probe}) are refused at start-up rather than silently ignored. A
- * route's own {@code breaker.slow} override applies to its breaker's rates only: slow calls are
- * classified by the origin's threshold.
+ * <p>Wired here: balancers, outlier ejection, active health checks and slow start per origin pool
+ * ({@link HostSelection}); the overload monitor (heap and CPU thresholds from {@code overload:}),
+ * which readyz honours. Not yet wired (their issues are open): admission control, cache, retries,
+ * hedging and fallback pools are parsed and validated but not acted on; synthetic probes ({@code
+ * breaker.probe}) are refused at start-up rather than silently ignored. A route's own {@code
+ * breaker.slow} override applies to its breaker's rates only: slow calls are classified by the
+ * origin's threshold.
  */
 public final class ProxyRuntime implements AutoCloseable {
   private final ProxyServer proxy;
@@ -77,7 +84,8 @@ public final class ProxyRuntime implements AutoCloseable {
             origins(config, ticker.read()),
             ticker,
             random,
-            threads);
+            threads,
+            OverloadMonitor.ofJvm(OverloadMonitor.thresholds(config.overload()), ticker));
     if (config.accessLog() != null) {
       proxy.accessLog(config.accessLog());
     }
@@ -248,9 +256,30 @@ public final class ProxyRuntime implements AutoCloseable {
               latency,
               o.retry(),
               o.hedge(),
-              o.fallback()));
+              o.fallback(),
+              selection(o)));
     }
     return origins;
+  }
+
+  /** Balancer, outlier ejection, health checks and slow start of one origin. */
+  static HostSelection selection(OriginConfig o) {
+    dev.parapet.proxy.config.OutlierConfig c = o.outlier();
+    OutlierConfig outlier =
+        OutlierConfig.defaults()
+            .withConsecutive5xx(c.consecutive5xx())
+            .withFailurePercentage(c.failurePercentage(), c.minRequests())
+            .withInterval(c.interval())
+            .withEjection(c.baseEjection(), c.maxEjection())
+            .withMaxEjectedFraction(c.maxEjected());
+    HealthCheckConfig hc = o.healthCheck();
+    HostSelection.HealthCheck check =
+        hc.enabled()
+            ? new HostSelection.HealthCheck(
+                hc.path(), hc.interval(), hc.timeout(), hc.healthy(), hc.unhealthy())
+            : null;
+    return new HostSelection(
+        o.balancer().name().toLowerCase(Locale.ROOT), outlier, check, o.slowStart());
   }
 
   /**

@@ -295,6 +295,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             ctx,
             req,
             originForm,
+            path,
             route,
             pool,
             keepAlive,
@@ -516,6 +517,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     final ChannelHandlerContext client;
     final HttpRequest request;
     final String originForm;
+
+    /** The request path: the ring-hash key. */
+    final String path;
+
     final Route route;
     final boolean keepAlive;
     final long startNanos;
@@ -567,6 +572,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ChannelHandlerContext client,
         HttpRequest request,
         String originForm,
+        String path,
         Route route,
         OriginPool pool,
         boolean keepAlive,
@@ -579,6 +585,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       this.client = client;
       this.request = request;
       this.originForm = originForm;
+      this.path = path;
       this.route = route;
       this.pool = pool;
       this.traffic = traffic(pool);
@@ -601,6 +608,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
      * queueing), then admission.
      */
     void begin(long now) {
+      px.syncOverload(now);
       ClientLimits limits = px.clientLimits;
       if (limits.enabled()) {
         if (!limits.tryAcquire(peer())) {
@@ -614,15 +622,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         clientLimits = limits;
       }
-      HostPool host = pool.pick();
-      CircuitBreaker breaker = px.breaker(route, pool, host, now);
+      long key = pool.hashKey(path, clientIp());
+      HostPool host = pool.pick(key);
+      CircuitBreaker breaker = px.breaker(route, pool, host, pool.shardOf(key), now);
       Attempt first = new Attempt(pool, host, breaker, false);
       Decision d = breaker.tryAcquire(first.permit.requestId(id), now);
       if (!d.isPermitted()) {
         OriginPool fb = fallbackPool();
         if (fb != null) {
-          HostPool fbHost = fb.pick();
-          CircuitBreaker fbBreaker = px.breaker(route, fb, fbHost, now);
+          long fbKey = fb.hashKey(path, clientIp());
+          HostPool fbHost = fb.pick(fbKey);
+          CircuitBreaker fbBreaker = px.breaker(route, fb, fbHost, fb.shardOf(fbKey), now);
           Attempt alt = new Attempt(fb, fbHost, fbBreaker, false);
           Decision fd = fbBreaker.tryAcquire(alt.permit.requestId(id), now);
           if (fd.isPermitted()) {
@@ -818,8 +828,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return;
       }
       long now = px.ticker.read();
-      HostPool host = pickOther(m.host);
-      CircuitBreaker breaker = px.breaker(route, pool, host, now);
+      long key = pool.hashKey(path, clientIp());
+      HostPool host = pool.pick(key, m.host);
+      CircuitBreaker breaker = px.breaker(route, pool, host, pool.shardOf(key), now);
       boolean closed = m.breaker.state() == State.CLOSED && breaker.state() == State.CLOSED;
       BudgetSlot hedgeSlot = this.hedgeSlot;
       if (hedgeSlot == null) {
@@ -844,14 +855,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       hedge = h;
       countHedge("sent");
       start(h, now);
-    }
-
-    private HostPool pickOther(HostPool avoid) {
-      HostPool h = pool.pick();
-      if (h == avoid && pool.hosts().size() > 1) {
-        h = pool.pick(); // round robin: the next one is another host
-      }
-      return h;
     }
 
     private void countHedge(String result) {
@@ -912,8 +915,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             route.id());
         return;
       }
-      HostPool host = pickOther(avoid);
-      CircuitBreaker breaker = px.breaker(route, pool, host, now);
+      long key = pool.hashKey(path, clientIp());
+      HostPool host = pool.pick(key, avoid);
+      CircuitBreaker breaker = px.breaker(route, pool, host, pool.shardOf(key), now);
       Attempt r = new Attempt(pool, host, breaker, false);
       Decision d = breaker.tryAcquire(r.permit.requestId(id), now);
       if (!d.isPermitted()) {
@@ -1487,6 +1491,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           px.metrics.failureSeen(breaker.key(), now); // before the outcome: it may trip the breaker
         }
         permit.onOutcome(evidence, now);
+        pool.onAttemptOutcome(host, evidence, sentNanos == 0 ? -1 : now - sentNanos, now);
         px.metrics.attempt(pool.name(), evidence);
         if (probe) {
           px.metrics.probe(breaker, evidence);

@@ -5,9 +5,11 @@ import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
@@ -44,6 +46,15 @@ final class ProxyContext {
   /** Attempt timeouts, shared by every configuration of one listener. */
   final HashedWheelTimer timeouts;
 
+  /** The overload level ({@code overload.current()}, one volatile read); listener-wide. */
+  final OverloadMonitor overload;
+
+  /** The monitor's level last handed to admission (changes are pushed on the next request). */
+  private volatile OverloadLevel pushedLevel = OverloadLevel.NONE;
+
+  /** Incident runbook state ({@code incident.preferStale()}); listener-wide. */
+  final IncidentMode incident;
+
   ProxyContext(
       ProxySettings settings,
       RouteTable routes,
@@ -54,7 +65,9 @@ final class ProxyContext {
       ProxyMetrics metrics,
       HashedWheelTimer timeouts,
       AdmissionController admission,
-      ClientLimits clientLimits) {
+      ClientLimits clientLimits,
+      OverloadMonitor overload,
+      IncidentMode incident) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -66,6 +79,8 @@ final class ProxyContext {
     this.timeouts = timeouts;
     this.admission = admission;
     this.clientLimits = clientLimits;
+    this.overload = overload;
+    this.incident = incident;
     this.priorities = new Priorities(settings.admission().priority());
     Map<String, OriginTraffic> t = new HashMap<>();
     for (OriginPool pool : this.origins.values()) {
@@ -75,11 +90,24 @@ final class ProxyContext {
   }
 
   /**
-   * The breaker key for an attempt, by the origin's configured scope. A route's attempts on its
-   * origin's fallback pool have their own route breaker ({@code ROUTE->FALLBACK}), never the one
-   * that is open.
+   * Hands a change of the overload monitor's level to admission control (which sheds queued
+   * requests the new level refuses). Two volatile reads when nothing changed.
    */
-  static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host) {
+  void syncOverload(long nowNanos) {
+    OverloadLevel level = overload.current();
+    if (level != pushedLevel) {
+      pushedLevel = level;
+      admission.overloadLevel(level, nowNanos);
+    }
+  }
+
+  /**
+   * The breaker key for an attempt, by the origin's configured scope; {@code shard} is {@link
+   * OriginPool#shardOf} of the request's hash key (0 unless the pool uses ring hash). A route's
+   * attempts on its origin's fallback pool have their own route breaker ({@code ROUTE->FALLBACK}),
+   * never the one that is open.
+   */
+  static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host, int shard) {
     Scope scope = origin.settings().breakerScope();
     return switch (scope) {
       case ORIGIN -> BreakerKey.of(Scope.ORIGIN, origin.name());
@@ -90,13 +118,12 @@ final class ProxyContext {
                   ? route.id()
                   : route.id() + "->" + origin.name());
       case HOST -> BreakerKey.of(Scope.HOST, host.id());
-      // Shards need a ring-hash balancer to exist; until then a shard scope covers the pool.
-      case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/0");
+      case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/" + shard);
     };
   }
 
-  CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, long now) {
-    return breakers.get(breakerKey(route, origin, host), now);
+  CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, int shard, long now) {
+    return breakers.get(breakerKey(route, origin, host, shard), now);
   }
 
   /**

@@ -7,11 +7,13 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.breaker.State;
 import dev.parapet.core.limit.LimitAlgorithm;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
@@ -40,6 +42,7 @@ import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -68,9 +71,16 @@ public final class ProxyServer implements AutoCloseable {
   private final EventLoopGroup group;
   private final Class<? extends ServerChannel> serverChannelType;
   private final Class<? extends SocketChannel> clientType;
+  private final OverloadMonitor overload;
+  private final IncidentMode incident = new IncidentMode();
   private volatile ProxyContext context;
   private @Nullable AccessLog accessLog;
+
+  /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
+  private List<Route> routes;
+
   private @Nullable Channel serverChannel;
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
 
   /**
    * @param threads event loop threads (0: Netty's default, twice the CPUs)
@@ -82,7 +92,24 @@ public final class ProxyServer implements AutoCloseable {
       Ticker ticker,
       RandomSource random,
       int threads) {
+    this(settings, routes, origins, ticker, random, threads, OverloadMonitor.disabled());
+  }
+
+  /**
+   * @param threads event loop threads (0: Netty's default, twice the CPUs)
+   * @param overload the overload monitor; started and stopped with this server
+   */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      Ticker ticker,
+      RandomSource random,
+      int threads,
+      OverloadMonitor overload) {
     this.settings = settings;
+    this.overload = overload;
+    this.routes = List.copyOf(routes);
     this.ticker = ticker;
     this.random = random;
     boolean epoll = Epoll.isAvailable();
@@ -108,7 +135,7 @@ public final class ProxyServer implements AutoCloseable {
             TimeUnit.MILLISECONDS,
             512);
     try {
-      this.context = build(settings, routes, origins, null).context();
+      this.context = build(settings, routes, pools(origins), null, false).context();
     } catch (RuntimeException e) {
       timeouts.stop();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -119,7 +146,7 @@ public final class ProxyServer implements AutoCloseable {
   /** What a reconfiguration did. */
   public record Reconfigured(int routes, int origins, int breakersKept, int breakersNew) {}
 
-  private record Built(ProxyContext context, int kept, int fresh) {}
+  private record Built(ProxyContext context, int kept, int fresh, int keptTripped) {}
 
   /**
    * Swaps in new routes, origins and settings atomically: requests that start afterwards see the
@@ -146,22 +173,88 @@ public final class ProxyServer implements AutoCloseable {
               + current.listen()
               + "; changing them needs a restart)");
     }
-    ProxyContext old = context;
-    Built built = build(newSettings, routes, origins, old);
-    context = built.context();
-    old.origins.values().forEach(OriginPool::closeIdle);
+    Built built;
+    synchronized (this) {
+      ProxyContext old = context;
+      built = build(newSettings, routes, pools(origins), old, false);
+      context = built.context();
+      this.routes = List.copyOf(routes);
+      if (serverChannel != null) {
+        built.context().origins.values().forEach(p -> p.start(group));
+      }
+      old.origins.values().forEach(OriginPool::stop);
+      old.origins.values().forEach(OriginPool::closeIdle);
+    }
     return new Reconfigured(routes.size(), origins.size(), built.kept(), built.fresh());
+  }
+
+  /**
+   * Declares ({@code on}) or ends an incident (DESIGN.md's runbook API): every breaker policy gets
+   * a failure rate of at most 20 % (or its configured one back), and {@link
+   * IncidentMode#preferStale} turns on (off). Breakers are rebuilt over the same pools the way a
+   * reload does: one whose policy does not change keeps its state; a CLOSED one with a new policy
+   * starts afresh under it; one that is OPEN, HALF_OPEN, RAMPING, FORCED_OPEN or DISABLED is kept
+   * as it is, because forgetting that an origin is sick in the middle of an incident would send it
+   * a flood. Such a breaker takes the new policy once it is CLOSED again ({@link
+   * #reconcileBreakers}, every second).
+   */
+  public synchronized IncidentMode.Change incident(boolean on) {
+    if (incident.active() == on) {
+      return new IncidentMode.Change(on, false, incident.since(), 0, 0);
+    }
+    incident.set(on ? Instant.now() : null);
+    ProxyContext old = context;
+    Built built = build(old.settings, routes, old.origins, old, true);
+    context = built.context();
+    return new IncidentMode.Change(on, true, incident.since(), built.fresh(), built.keptTripped());
+  }
+
+  /**
+   * Gives every CLOSED breaker whose policy is not the one configuration (and the incident state)
+   * asks for a fresh breaker under that policy: the breakers an incident change kept because they
+   * were tripped. Cheap when nothing differs (one lookup per configured key). Returns how many were
+   * replaced.
+   */
+  public synchronized int reconcileBreakers() {
+    ProxyContext ctx = context;
+    Map<BreakerKey, BreakerPolicy> wanted = breakerPolicies(routes, ctx.origins, incident);
+    int stale = 0;
+    for (Map.Entry<BreakerKey, BreakerPolicy> e : wanted.entrySet()) {
+      CircuitBreaker b = ctx.breakers.find(e.getKey());
+      if (b != null && b.state() == State.CLOSED && !b.policy().equals(e.getValue())) {
+        stale++;
+      }
+    }
+    if (stale > 0) {
+      context = build(ctx.settings, routes, ctx.origins, ctx, true).context();
+    }
+    return stale;
+  }
+
+  /** The incident state (read by the request path). */
+  public IncidentMode incident() {
+    return incident;
+  }
+
+  /** The overload monitor (read by the request path and readyz). */
+  public OverloadMonitor overload() {
+    return overload;
+  }
+
+  private Map<String, OriginPool> pools(List<OriginSettings> origins) {
+    Map<String, OriginPool> pools = new LinkedHashMap<>();
+    for (OriginSettings o : origins) {
+      pools.put(o.name(), new OriginPool(o, clientType, ticker, random));
+    }
+    return pools;
   }
 
   private Built build(
       ProxySettings settings,
       List<Route> routes,
-      List<OriginSettings> origins,
-      @Nullable ProxyContext previous) {
-    Map<String, OriginPool> pools = new LinkedHashMap<>();
-    for (OriginSettings o : origins) {
-      pools.put(o.name(), new OriginPool(o, clientType));
-    }
+      Map<String, OriginPool> pools,
+      @Nullable ProxyContext previous,
+      boolean keepTripped) {
     for (Route r : routes) {
       if (!pools.containsKey(r.origin())) {
         throw new IllegalArgumentException(
@@ -174,19 +267,20 @@ public final class ProxyServer implements AutoCloseable {
                 + ")");
       }
     }
-    Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools);
+    Map<BreakerKey, BreakerPolicy> policies = breakerPolicies(routes, pools, incident);
     List<String> routeLabels = new ArrayList<>(routes.stream().map(Route::id).toList());
     routeLabels.add(ProxyMetrics.NO_ROUTE);
     metrics.ensureRoutes(routeLabels);
     metrics.ensureOrigins(List.copyOf(pools.keySet()));
     for (OriginPool pool : pools.values()) {
       metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
+      metrics.gauge("parapet.ejected.hosts", "origin", pool.name(), pool::ejectedHosts);
       for (HostPool h : pool.hosts()) {
         metrics.gauge("parapet.origin.connections", "host", h.id(), h::openConnections);
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
       }
     }
-    int[] kept = new int[1];
+    int[] kept = new int[2];
     BreakerRegistry registry =
         new BreakerRegistry(
             Math.max(1, policies.size()),
@@ -197,6 +291,10 @@ public final class ProxyServer implements AutoCloseable {
               CircuitBreaker before = previous == null ? null : previous.breakers.find(key);
               if (before != null && before.policy().equals(policy)) {
                 kept[0]++;
+                return before;
+              }
+              if (before != null && keepTripped && before.state() != State.CLOSED) {
+                kept[1]++;
                 return before;
               }
               CircuitBreaker b = new CircuitBreaker(key, policy, random, listeners, ticker.read());
@@ -234,8 +332,10 @@ public final class ProxyServer implements AutoCloseable {
             previous != null
                     && previous.clientLimits.max() == settings.admission().perClient().maxInflight()
                 ? previous.clientLimits
-                : new ClientLimits(settings.admission().perClient().maxInflight()));
-    return new Built(ctx, kept[0], policies.size() - kept[0]);
+                : new ClientLimits(settings.admission().perClient().maxInflight()),
+            overload,
+            incident);
+    return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
 
   /** The limit and queue are kept across a reload unless their configuration changed. */
@@ -260,7 +360,7 @@ public final class ProxyServer implements AutoCloseable {
 
   /** Every breaker key configuration can produce, with its policy. */
   private static Map<BreakerKey, BreakerPolicy> breakerPolicies(
-      List<Route> routes, Map<String, OriginPool> pools) {
+      List<Route> routes, Map<String, OriginPool> pools, IncidentMode incident) {
     Map<BreakerKey, BreakerPolicy> policies = new HashMap<>();
     for (Route r : routes) {
       OriginPool pool = pools.get(r.origin());
@@ -268,17 +368,23 @@ public final class ProxyServer implements AutoCloseable {
         continue;
       }
       BreakerPolicy routePolicy = r.breaker();
-      boolean perRoute = pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null;
+      BreakerPolicy policy =
+          pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null
+              ? routePolicy
+              : pool.settings().breaker();
       for (HostPool h : pool.hosts()) {
+        // A ring-hash pool has one shard per host (its owner); others have shard 0 only.
         policies.put(
-            ProxyContext.breakerKey(r, pool, h),
-            perRoute ? routePolicy : pool.settings().breaker());
+            ProxyContext.breakerKey(r, pool, h, h.index() % pool.shardCount()),
+            incident.apply(policy));
       }
       String fallback = pool.settings().fallback();
       OriginPool fb = fallback == null ? null : pools.get(fallback);
       if (fb != null) {
         for (HostPool h : fb.hosts()) {
-          policies.put(ProxyContext.breakerKey(r, fb, h), fb.settings().breaker());
+          policies.put(
+              ProxyContext.breakerKey(r, fb, h, h.index() % fb.shardCount()),
+              incident.apply(fb.settings().breaker()));
         }
       }
     }
@@ -335,6 +441,12 @@ public final class ProxyServer implements AutoCloseable {
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
+    synchronized (this) {
+      context.origins.values().forEach(p -> p.start(group));
+    }
+    overload.start(group);
+    reconciling =
+        group.next().scheduleWithFixedDelay(this::reconcileBreakers, 1, 1, TimeUnit.SECONDS);
     return this;
   }
 
@@ -378,6 +490,12 @@ public final class ProxyServer implements AutoCloseable {
     if (c != null) {
       c.close().syncUninterruptibly();
     }
+    overload.close();
+    io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
+    if (r != null) {
+      r.cancel(false);
+    }
+    context.origins.values().forEach(OriginPool::stop);
     context.origins.values().forEach(OriginPool::closeIdle);
     timeouts.stop();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

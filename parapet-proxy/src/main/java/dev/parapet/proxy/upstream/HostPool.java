@@ -1,5 +1,6 @@
 package dev.parapet.proxy.upstream;
 
+import dev.parapet.core.balance.Host;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -14,6 +15,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * connections are kept per loop. A released connection goes to a waiter on its own loop; if waiters
  * wait only on other loops, it is closed instead, and the freed slot lets such a waiter connect on
  * its own loop.
+ *
+ * <p>It also counts the requests in flight to the host for {@code least_request}: one per {@link
+ * #acquire}, ended by exactly one of {@link #release}, {@code onConnectFailure}, {@code
+ * onLimitReached}, or dropping a cancelled waiter. The count lives in the core {@link Host} the
+ * pool's balancer sees.
  */
 public final class HostPool {
 
@@ -46,6 +53,9 @@ public final class HostPool {
 
   private final InetSocketAddress address;
   private final String id;
+  private final int index;
+  private final Host host;
+  private final AtomicLong latencyNanos = new AtomicLong(-1L);
   private final int maxConnections;
   private final int maxPending;
   private final int connectTimeoutMillis;
@@ -72,7 +82,23 @@ public final class HostPool {
       int maxPending,
       int connectTimeoutMillis,
       Class<? extends Channel> channelType) {
+    this(id, 0, address, maxConnections, maxPending, connectTimeoutMillis, channelType);
+  }
+
+  /**
+   * @param index the host's position in its origin pool's host list
+   */
+  public HostPool(
+      String id,
+      int index,
+      InetSocketAddress address,
+      int maxConnections,
+      int maxPending,
+      int connectTimeoutMillis,
+      Class<? extends Channel> channelType) {
     this.id = id;
+    this.index = index;
+    this.host = new Host(id);
     this.address = address;
     this.maxConnections = maxConnections;
     this.maxPending = maxPending;
@@ -89,6 +115,36 @@ public final class HostPool {
     return address;
   }
 
+  /** The position of this host in its pool's host list. */
+  public int index() {
+    return index;
+  }
+
+  /** The host as the pool's balancer sees it. */
+  Host balancerHost() {
+    return host;
+  }
+
+  /** Requests in flight to this host: acquired and not yet released or failed. */
+  public int inflight() {
+    return host.activeRequests();
+  }
+
+  /**
+   * Response-head latency of this host, an exponentially weighted moving average (weight 1/8 per
+   * attempt), or -1 before the first; for the admin API.
+   */
+  public long latencyNanos() {
+    return latencyNanos.get();
+  }
+
+  void recordLatency(long nanos) {
+    if (nanos < 0) {
+      return;
+    }
+    latencyNanos.getAndUpdate(old -> old < 0 ? nanos : old + (nanos - old) / 8);
+  }
+
   /** Open connections (idle and busy). */
   public int openConnections() {
     return open.get();
@@ -101,6 +157,7 @@ public final class HostPool {
 
   /** Must be called on {@code loop}; the acquirer is answered on {@code loop}. */
   public void acquire(EventLoop loop, Acquirer acquirer) {
+    host.requestStarted();
     LoopPool lp = loops.computeIfAbsent(loop, LoopPool::new);
     Channel idle;
     while ((idle = lp.idle.pollFirst()) != null) {
@@ -122,6 +179,7 @@ public final class HostPool {
       return;
     }
     pending.decrementAndGet();
+    host.requestFinished();
     acquirer.onLimitReached();
   }
 
@@ -130,6 +188,7 @@ public final class HostPool {
    * reusable} (response not fully read, {@code Connection: close}, error) is closed.
    */
   public void release(Channel ch, boolean reusable) {
+    host.requestFinished();
     if (!reusable || !ch.isActive()) {
       ch.close();
       return;
@@ -178,6 +237,7 @@ public final class HostPool {
       if (!w.isCancelled()) {
         return w;
       }
+      host.requestFinished(); // the cancelled waiter's request ends here
     }
     return null;
   }
@@ -210,6 +270,7 @@ public final class HostPool {
           acquirer.onConnection(ch);
         }
       } else {
+        host.requestFinished();
         acquirer.onConnectFailure(done.cause());
       }
     });

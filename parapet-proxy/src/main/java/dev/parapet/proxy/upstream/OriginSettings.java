@@ -30,6 +30,7 @@ import org.jspecify.annotations.Nullable;
  * @param retry retries of failed attempts ({@code origins.NAME.retry})
  * @param hedge hedged attempts ({@code origins.NAME.hedge}; off unless configured)
  * @param fallback the origin pool used while this one's breaker is open, or null
+ * @param selection balancer, outlier ejection, health checks and slow start
  */
 public record OriginSettings(
     String name,
@@ -45,7 +46,8 @@ public record OriginSettings(
     RollingLatencyHistogram latency,
     RetryConfig retry,
     HedgeConfig hedge,
-    @Nullable String fallback) {
+    @Nullable String fallback,
+    HostSelection selection) {
 
   /** Retries of one attempt in all (no retry): what a pool built without configuration gets. */
   public static final RetryConfig NO_RETRY =
@@ -55,7 +57,7 @@ public record OriginSettings(
           RetryConfig.DEFAULTS.budget(),
           RetryConfig.DEFAULTS.backoff());
 
-  /** A pool without retries, hedging or fallback. */
+  /** A pool without retries, hedging or fallback, with {@link HostSelection#defaults()}. */
   public OriginSettings(
       String name,
       List<InetSocketAddress> hosts,
@@ -82,13 +84,15 @@ public record OriginSettings(
         latency,
         NO_RETRY,
         HedgeConfig.OFF,
-        null);
+        null,
+        HostSelection.defaults());
   }
 
   public OriginSettings {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(retry, "retry");
     Objects.requireNonNull(hedge, "hedge");
+    Objects.requireNonNull(selection, "selection");
     hosts = List.copyOf(hosts);
     if (hosts.isEmpty()) {
       throw new IllegalArgumentException(
@@ -108,6 +112,26 @@ public record OriginSettings(
     }
   }
 
+  /** The same pool with another host selection. */
+  public OriginSettings withSelection(HostSelection s) {
+    return new OriginSettings(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        s);
+  }
+
   /** DESIGN.md's defaults for one origin with these hosts. */
   public static OriginSettings defaults(String name, List<InetSocketAddress> hosts) {
     return new OriginSettings(
@@ -124,7 +148,8 @@ public record OriginSettings(
         RollingLatencyHistogram.withDefaults(0),
         RetryConfig.DEFAULTS,
         HedgeConfig.OFF,
-        null);
+        null,
+        HostSelection.defaults());
   }
 
   /** The same pool with other retry, hedge and fallback settings. */
@@ -143,6 +168,7 @@ public record OriginSettings(
         latency,
         r,
         h,
-        fb);
+        fb,
+        selection);
   }
 }

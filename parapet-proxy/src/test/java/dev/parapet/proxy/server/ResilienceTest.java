@@ -17,6 +17,7 @@ import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
 import dev.parapet.proxy.config.RetryOn;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
 import java.io.InputStream;
@@ -327,7 +328,8 @@ class ResilienceTest {
             d.latency(),
             retries(3, 0.2, 1, "503"),
             HedgeConfig.OFF,
-            null);
+            null,
+            HostSelection.defaults());
     ProxyServer p = proxy(List.of(route("/", "api")), List.of(api));
     int offered = 400;
     Semaphore concurrency = new Semaphore(40);
