@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The admin API on its own listener (DESIGN.md "Admin API"): health, readiness, Prometheus metrics,
- * breakers (list; force open, close, reset, shadow, enforce) and origins.
+ * breakers (list; force open, close, reset, shadow, enforce), origins, and the live {@link
+ * Dashboard}.
  *
  * <p>Security: it listens on loopback by default. Every change (POST) needs {@code Authorization:
  * Bearer <token>}; off loopback every request needs it, and binding off loopback without a token is
@@ -64,6 +65,7 @@ public final class AdminServer implements AutoCloseable {
       new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private @Nullable Channel channel;
   private volatile @Nullable Reloader reloader;
+  private final Dashboard dashboard;
 
   /**
    * @param token the bearer token, or null (then the listener must be on loopback and every change
@@ -78,6 +80,7 @@ public final class AdminServer implements AutoCloseable {
     this.proxy = proxy;
     this.ticker = ticker;
     this.loopback = listen.getAddress() != null && listen.getAddress().isLoopbackAddress();
+    this.dashboard = new Dashboard(proxy, ticker);
     if (!loopback && this.token == null) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw new IllegalArgumentException(
@@ -106,6 +109,7 @@ public final class AdminServer implements AutoCloseable {
             .bind(listen)
             .sync()
             .channel();
+    dashboard.start(group.next());
     return this;
   }
 
@@ -131,6 +135,7 @@ public final class AdminServer implements AutoCloseable {
 
   @Override
   public void close() {
+    dashboard.close();
     Channel c = channel;
     if (c != null) {
       c.close().syncUninterruptibly();
@@ -206,6 +211,10 @@ public final class AdminServer implements AutoCloseable {
           return json(HttpResponseStatus.OK, breakers());
         case "/admin/origins":
           return json(HttpResponseStatus.OK, origins());
+        case Dashboard.PAGE_PATH:
+          return bytes(HttpResponseStatus.OK, dashboard.page(), "text/html; charset=utf-8");
+        case Dashboard.JSON_PATH:
+          return json(HttpResponseStatus.OK, dashboard.json(Dashboard.since(req.uri())));
         default:
           return json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path));
       }
@@ -360,7 +369,10 @@ public final class AdminServer implements AutoCloseable {
   }
 
   private static FullHttpResponse text(HttpResponseStatus status, String body, String type) {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return bytes(status, body.getBytes(StandardCharsets.UTF_8), type);
+  }
+
+  private static FullHttpResponse bytes(HttpResponseStatus status, byte[] bytes, String type) {
     FullHttpResponse r =
         new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
     r.headers()
