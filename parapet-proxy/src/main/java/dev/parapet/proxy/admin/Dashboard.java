@@ -78,6 +78,7 @@ final class Dashboard implements AutoCloseable {
       ObjectNode n = samples.addObject();
       n.put("seq", s.seq());
       n.put("t", s.epochMillis());
+      n.put("seconds", s.seconds());
       ObjectNode req = n.putObject("requests");
       s.requests().forEach(req::put);
       n.put("attempts", s.attempts());

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -59,12 +60,13 @@ final class DashboardSampler {
   static final String DURATION = "parapet_request_duration";
 
   /**
-   * One second of the proxy. Rates are per second; a null value means the metric does not exist
-   * (yet) in this proxy.
+   * About one second of the proxy ({@code seconds} exactly, since the previous sample). Rates are
+   * per second; a null value means the metric does not exist (yet) in this proxy.
    */
   record Sample(
       long seq,
       long epochMillis,
+      double seconds,
       Map<String, Double> requests,
       double attempts,
       double attemptsFailed,
@@ -199,6 +201,7 @@ final class DashboardSampler {
         new Sample(
             ++seq,
             epochMillis,
+            seconds,
             groups,
             attempts / seconds,
             attemptsFailed / seconds,
@@ -321,8 +324,7 @@ final class DashboardSampler {
       double inBucket = Math.max(0, cumulative - below);
       below = Math.max(below, cumulative);
       if (inBucket > 0) {
-        into.merge(
-            counts[i].bucket(java.util.concurrent.TimeUnit.NANOSECONDS), inBucket, Double::sum);
+        into.merge(counts[i].bucket(TimeUnit.NANOSECONDS), inBucket, Double::sum);
       }
     }
   }

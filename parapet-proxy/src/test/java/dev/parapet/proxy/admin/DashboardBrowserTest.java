@@ -1,6 +1,7 @@
 package dev.parapet.proxy.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -75,6 +76,14 @@ class DashboardBrowserTest {
     }
     CircuitBreaker breaker = proxy.breakers().all().iterator().next();
     String key = breaker.key().toString();
+    // A sample with the breaker still closed first, so the timeline has a before and an after.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> {
+          JsonNode samples = samples();
+          assertThat(samples).isNotEmpty();
+          assertThat(samples.get(0).get("breakers").get(key).asText()).isEqualTo("CLOSED");
+        });
     HttpResponse<String> opened =
         send(
             "POST",
@@ -123,6 +132,8 @@ class DashboardBrowserTest {
 
   @Test
   void jsonCountsRequestsByOutcomeGroup() throws Exception {
+    // After the first sample (the sampler's baseline came before it), every request is counted.
+    await().atMost(Duration.ofSeconds(30)).until(() -> samples().size() > 0);
     for (int i = 0; i < 5; i++) {
       send("GET", "http://127.0.0.1:" + proxy.port() + "/api/" + i, null);
     }
@@ -130,25 +141,30 @@ class DashboardBrowserTest {
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> {
-          JsonNode d = JSON.readTree(send("GET", adminUrl("/admin/dashboard.json"), null).body());
           double fresh = 0;
           double other = 0;
           double attempts = 0;
-          for (JsonNode s : d.get("samples")) {
-            fresh += s.get("requests").get("fresh").asDouble();
-            other += s.get("requests").get("other").asDouble();
-            attempts += s.get("attempts").asDouble();
+          for (JsonNode s : samples()) {
+            double seconds = s.get("seconds").asDouble();
+            fresh += s.get("requests").get("fresh").asDouble() * seconds;
+            other += s.get("requests").get("other").asDouble() * seconds;
+            attempts += s.get("attempts").asDouble() * seconds;
           }
-          // Rates are per second over about one-second samples: the sums are near the counts.
-          assertThat(fresh).isBetween(4.0, 6.0);
-          assertThat(other).isBetween(0.5, 1.5);
-          assertThat(attempts).isBetween(4.0, 6.0);
+          // Rates times their intervals give the counts back.
+          assertThat(fresh).isCloseTo(5.0, within(0.01));
+          assertThat(other).as("404 no route").isCloseTo(1.0, within(0.01));
+          assertThat(attempts).isCloseTo(5.0, within(0.01));
         });
     HttpResponse<String> page = send("GET", adminUrl("/dashboard"), null);
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.headers().firstValue("Content-Type"))
         .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
     assertThat(page.body()).doesNotContain("http://", "https://").contains("/admin/dashboard.json");
+  }
+
+  private JsonNode samples() throws Exception {
+    return JSON.readTree(send("GET", adminUrl("/admin/dashboard.json"), null).body())
+        .get("samples");
   }
 
   private String adminUrl(String path) {
