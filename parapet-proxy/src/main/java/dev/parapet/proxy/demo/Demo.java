@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -88,19 +87,28 @@ final class Demo {
     swap(topology, timeline.phases().get(0).plan());
     long attemptsBefore = topology.apiAttempts();
     LoadGenerator.Run run = load.start(options.rate(), runNanos);
-    Timeline.Phase current = null;
+    List<Timeline.Phase> phases = timeline.phases();
+    int played = -1;
     Double timeToOpen = null;
     long brownoutStart = timeline.phase(Timeline.BROWNOUT).startNanos(runNanos);
     long lastPlain = 0;
     while (!run.done().isDone()) {
       long start = run.startNanos();
+      long sleepNanos = TimeUnit.MILLISECONDS.toNanos(100);
       if (start != 0) {
         long elapsed = System.nanoTime() - start;
         Timeline.Phase phase = timeline.at(elapsed, runNanos);
-        boolean changed = !Objects.equals(phase, current) && elapsed < runNanos;
-        if (changed) {
-          current = phase;
-          swap(topology, phase.plan());
+        int target = elapsed < runNanos ? phases.indexOf(phase) : played;
+        boolean changed = target > played;
+        // Every phase is played in order, even one this thread overslept: a skipped refusal
+        // would be a different outage.
+        while (played < target) {
+          played++;
+          swap(topology, phases.get(played).plan());
+        }
+        if (played + 1 < phases.size()) {
+          long untilNext = phases.get(played + 1).startNanos(runNanos) - elapsed;
+          sleepNanos = Math.max(1_000_000, Math.min(sleepNanos, untilNext));
         }
         if (timeToOpen == null && elapsed >= brownoutStart && anyApiBreakerTripped(topology)) {
           timeToOpen = (elapsed - brownoutStart) / 1e6;
@@ -132,7 +140,7 @@ final class Demo {
           }
         }
       }
-      Thread.sleep(100);
+      TimeUnit.NANOSECONDS.sleep(sleepNanos);
     }
     LoadGenerator.Recording recording = await(run);
     if (tty) {
