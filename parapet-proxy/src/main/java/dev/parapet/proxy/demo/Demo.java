@@ -117,8 +117,7 @@ final class Demo {
         String line =
             String.format(
                 Locale.ROOT,
-                "[%d/2 %s] %-14s %5.1f/%.0f s  sent %,d  ok %d%%  fast-fail %,d  in flight %,d  api"
-                    + " breakers %s",
+                "[%d/2 %s] %-14s %4.1f/%.0fs sent %,d ok %d%% fast-fail %,d in-flight %,d api: %s",
                 number,
                 label,
                 phaseName,
@@ -190,7 +189,7 @@ final class Demo {
         parts.add("edge " + b.state());
       }
     }
-    return String.join(", ", parts);
+    return String.join(" ", parts);
   }
 
   private static void swap(DemoTopology topology, FaultPlan plan) {
