@@ -46,8 +46,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The admin API on its own listener (DESIGN.md "Admin API"): health, readiness, Prometheus metrics,
  * breakers (list; force open, close, reset, shadow, enforce), origins (hosts: health, ejection,
- * slow start, in flight) and the incident runbook ({@code GET/POST/DELETE /admin/incident}). {@code
- * /readyz} is false while starting, draining, or when the overload monitor is at STOP_ACCEPTING.
+ * slow start, in flight), the incident runbook ({@code GET/POST/DELETE /admin/incident}) and the
+ * live {@link Dashboard}. {@code /readyz} is false while starting, draining, or when the overload
+ * monitor is at STOP_ACCEPTING.
  *
  * <p>Security: it listens on loopback by default. Every change (POST, DELETE) needs {@code
  * Authorization: Bearer <token>}; off loopback every request needs it, and binding off loopback
@@ -68,6 +69,7 @@ public final class AdminServer implements AutoCloseable {
       new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private @Nullable Channel channel;
   private volatile @Nullable Reloader reloader;
+  private final Dashboard dashboard;
 
   /**
    * @param token the bearer token, or null (then the listener must be on loopback and every change
@@ -82,6 +84,7 @@ public final class AdminServer implements AutoCloseable {
     this.proxy = proxy;
     this.ticker = ticker;
     this.loopback = listen.getAddress() != null && listen.getAddress().isLoopbackAddress();
+    this.dashboard = new Dashboard(proxy, ticker);
     if (!loopback && this.token == null) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw new IllegalArgumentException(
@@ -110,6 +113,7 @@ public final class AdminServer implements AutoCloseable {
             .bind(listen)
             .sync()
             .channel();
+    dashboard.start(group.next());
     return this;
   }
 
@@ -135,6 +139,7 @@ public final class AdminServer implements AutoCloseable {
 
   @Override
   public void close() {
+    dashboard.close();
     Channel c = channel;
     if (c != null) {
       c.close().syncUninterruptibly();
@@ -212,6 +217,10 @@ public final class AdminServer implements AutoCloseable {
           return json(HttpResponseStatus.OK, origins());
         case INCIDENT:
           return json(HttpResponseStatus.OK, incidentJson(proxy.incident().active()));
+        case Dashboard.PAGE_PATH:
+          return bytes(HttpResponseStatus.OK, dashboard.page(), "text/html; charset=utf-8");
+        case Dashboard.JSON_PATH:
+          return json(HttpResponseStatus.OK, dashboard.json(Dashboard.since(req.uri())));
         default:
           return json(HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + path));
       }
@@ -416,7 +425,10 @@ public final class AdminServer implements AutoCloseable {
   }
 
   private static FullHttpResponse text(HttpResponseStatus status, String body, String type) {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return bytes(status, body.getBytes(StandardCharsets.UTF_8), type);
+  }
+
+  private static FullHttpResponse bytes(HttpResponseStatus status, byte[] bytes, String type) {
     FullHttpResponse r =
         new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
     r.headers()

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.cli;
 
+import dev.parapet.proxy.demo.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,7 +18,8 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class,
       RunCommand.class,
       ValidateCommand.class,
-      OriginCommand.class
+      OriginCommand.class,
+      DemoCommand.class
     })
 public final class ParapetCli implements Runnable {
 

@@ -8,6 +8,7 @@ import dev.parapet.core.breaker.TransitionEvent;
 import dev.parapet.core.outcome.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -301,6 +302,11 @@ public final class ProxyMetrics implements BreakerListener {
   /** The Prometheus text exposition. */
   public String scrape() {
     return registry.scrape();
+  }
+
+  /** The registry itself, for readers that go by metric name (the admin dashboard's sampler). */
+  public MeterRegistry registry() {
+    return registry;
   }
 
   private static String lower(String s) {

@@ -1,0 +1,177 @@
+package dev.parapet.proxy.demo;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import dev.parapet.proxy.config.HumanDuration;
+import java.io.Console;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code parapet demo}: see a cascade prevented in the first minute. Starts everything in this JVM
+ * ({@link DemoTopology}), plays the {@link Timeline} twice ({@link Demo}) and prints the summary.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Plays an origin's outage (healthy -> brownout -> down -> recovery) through a real edge and"
+          + " shield tier on loopback, twice: breakers in shadow mode (unprotected), then"
+          + " enforcing; ends with a side-by-side summary. A live dashboard runs meanwhile.",
+      "See docs/demo.md."
+    },
+    sortOptions = false)
+public final class DemoCommand implements Callable<Integer> {
+
+  @CommandLine.Spec CommandLine.Model.@Nullable CommandSpec spec;
+
+  @Option(
+      names = "--duration",
+      paramLabel = "TIME",
+      description =
+          "Both runs together, e.g. 80s or 2m; each run gets half (default: ${DEFAULT-VALUE}).")
+  String duration = "80s";
+
+  @Option(
+      names = "--rate",
+      paramLabel = "N",
+      description = "Requests per second against the edge, open loop (default: ${DEFAULT-VALUE}).")
+  double rate = 200;
+
+  @Option(
+      names = "--no-browser",
+      description =
+          "Do not open the dashboard in a browser (without DISPLAY none is opened anyway; the URL"
+              + " is always printed).")
+  boolean noBrowser;
+
+  @Option(
+      names = "--keep-running",
+      description = "After the summary keep the origins, tiers and dashboard up until Ctrl-C.")
+  boolean keepRunning;
+
+  @Option(
+      names = "--seed",
+      description = "Seed of the origins' random draws (default: ${DEFAULT-VALUE}).")
+  long seed = 1;
+
+  @Option(names = "--verbose", description = "Also print the proxies' logs (breaker transitions).")
+  boolean verbose;
+
+  private Demo.@Nullable Report report;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    CommandLine cl = commandLine();
+    PrintWriter out = cl.getOut();
+    Duration total;
+    try {
+      total = HumanDuration.parse(duration);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(
+          cl, "--duration: expected a duration such as 80s or 2m, found '" + duration + "'", e);
+    }
+    if (total.compareTo(Duration.ofSeconds(4)) < 0) {
+      throw new CommandLine.ParameterException(
+          cl, "--duration: expected at least 4s, found " + duration);
+    }
+    if (!(rate >= 1 && rate <= 5000)) {
+      throw new CommandLine.ParameterException(
+          cl, "--rate: expected requests per second in [1, 5000], found " + rate);
+    }
+    if (!verbose) {
+      quietLogs();
+    }
+    boolean browser = !noBrowser && Demo.display() != null;
+    Demo demo = new Demo(new Demo.Options(total, rate, browser, seed), out, isTerminal());
+    DemoTopology topology;
+    try {
+      topology = DemoTopology.start(seed);
+    } catch (IOException | RuntimeException e) {
+      cl.getErr().println("parapet demo: cannot start: " + e.getMessage());
+      cl.getErr().flush();
+      return 1;
+    }
+    try {
+      report = demo.run(topology);
+      if (keepRunning) {
+        out.println();
+        out.println(
+            "still running (Ctrl-C to stop): dashboard "
+                + topology.dashboardUrl()
+                + ", edge http://"
+                + topology.edgeAddress().getHostString()
+                + ":"
+                + topology.edgeAddress().getPort()
+                + "/api/...");
+        out.flush();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+            .addShutdownHook(
+                new Thread(
+                    () -> {
+                      topology.close();
+                      stopped.countDown();
+                    },
+                    "parapet-demo-shutdown"));
+        stopped.await();
+      }
+    } finally {
+      if (!keepRunning) {
+        topology.close();
+      }
+    }
+    return 0;
+  }
+
+  /** Both runs, once {@link #call} returned (for tests). */
+  Demo.@Nullable Report report() {
+    return report;
+  }
+
+  /**
+   * Breaker transitions are JSON log lines at INFO: the progress line and the dashboard show them.
+   */
+  private static void quietLogs() {
+    for (String name : new String[] {"parapet", "dev.parapet"}) {
+      if (LoggerFactory.getLogger(name) instanceof Logger l) {
+        l.setLevel(Level.WARN);
+      }
+    }
+  }
+
+  /**
+   * Whether standard output is a terminal: then the progress line redraws itself with {@code \r}.
+   * From JDK 22 {@link System#console()} exists even when redirected and {@code isTerminal()}
+   * tells; on 21 a console exists only for a terminal.
+   */
+  static boolean isTerminal() {
+    Console c = System.console();
+    if (c == null) {
+      return false;
+    }
+    try {
+      Method m = Console.class.getMethod("isTerminal");
+      return Boolean.TRUE.equals(m.invoke(c));
+    } catch (ReflectiveOperationException e) {
+      return true;
+    }
+  }
+
+  private CommandLine commandLine() {
+    CommandLine.Model.CommandSpec s = spec;
+    if (s == null) {
+      throw new IllegalStateException("spec : null (expected: injected by picocli)");
+    }
+    return s.commandLine();
+  }
+}

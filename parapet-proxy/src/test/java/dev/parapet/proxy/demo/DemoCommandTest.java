@@ -1,0 +1,67 @@
+package dev.parapet.proxy.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parapet.core.breaker.Mode;
+import dev.parapet.proxy.cli.ParapetCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code parapet demo} end to end in its short mode, headless: both runs happen, the summary is
+ * printed, and enforcing breakers spare the sick origin attempts that shadow mode makes.
+ */
+class DemoCommandTest {
+
+  @Test
+  void shortDemoPrintsTheSummaryAndEnforcingSparesTheOrigin() {
+    DemoCommand demo = new DemoCommand();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = new CommandLine(demo);
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+
+    int code = cl.execute("--duration", "8s", "--rate", "100", "--no-browser");
+
+    assertThat(code).as("exit code; stderr: %s", err).isZero();
+    String text = out.toString();
+    assertThat(text)
+        .contains("/dashboard")
+        .contains("summary")
+        .contains("shadow (unprotected)")
+        .contains("enforced")
+        .contains("origin attempts / offered (API)")
+        .contains("user success rate (fresh + stale)")
+        .contains("healthy route (/static/) p99")
+        .contains("time to open")
+        .contains("fast-fail p99")
+        .contains("recovery time")
+        .doesNotContain("\r"); // not a terminal: plain lines, no redrawn progress line
+    Demo.Report report = demo.report();
+    assertThat(report).isNotNull();
+    RunResult shadow = report.shadow();
+    RunResult enforced = report.enforced();
+    assertThat(shadow.mode()).isEqualTo(Mode.SHADOW);
+    assertThat(enforced.mode()).isEqualTo(Mode.ENFORCE);
+    // Same timeline, same load.
+    assertThat(enforced.offeredApi()).isEqualTo(shadow.offeredApi()).isPositive();
+    // Shadow mode rejects nothing: (nearly) every API request is tried on the origin.
+    assertThat(shadow.apiAttempts()).isGreaterThanOrEqualTo(shadow.offeredApi() * 9 / 10);
+    assertThat(shadow.fastFails()).isZero();
+    // Enforcing, the open breaker answers for the origin while it is down.
+    assertThat(enforced.fastFails()).isPositive();
+    assertThat(enforced.apiAttempts()).isLessThan(shadow.apiAttempts());
+    // The healthy route kept answering in both runs.
+    assertThat(shadow.succeeded()).isGreaterThanOrEqualTo(shadow.offered() - shadow.offeredApi());
+  }
+
+  @Test
+  void isASubcommandOfParapet() {
+    assertThat(ParapetCli.execute("demo", "--help")).isZero();
+    assertThat(ParapetCli.execute("demo", "--duration", "1s")).isEqualTo(2);
+    assertThat(ParapetCli.execute("demo", "--rate", "0")).isEqualTo(2);
+  }
+}
