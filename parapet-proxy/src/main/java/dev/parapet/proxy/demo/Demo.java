@@ -6,6 +6,7 @@ import dev.parapet.core.breaker.State;
 import dev.parapet.proxy.origin.FaultPlan;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,10 +32,20 @@ final class Demo {
   private static final int MAX_CONNECTIONS = 4096;
 
   /** How to run it. */
-  record Options(Duration duration, double rate, boolean openBrowser, long seed) {}
+  /**
+   * @param nginx an nginx binary: also run the timeline through the same chain built from nginx
+   *     (seed 001's 30 s timeouts and retries at every tier), or null
+   */
+  record Options(
+      Duration duration, double rate, boolean openBrowser, long seed, @Nullable Path nginx) {
+    Options(Duration duration, double rate, boolean openBrowser, long seed) {
+      this(duration, rate, openBrowser, seed, null);
+    }
+  }
 
-  /** Both runs and where the dashboard was. */
-  record Report(RunResult shadow, RunResult enforced, String dashboardUrl) {}
+  /** Both runs (and the nginx one when asked for) and where the dashboard was. */
+  record Report(
+      RunResult shadow, RunResult enforced, @Nullable RunResult nginx, String dashboardUrl) {}
 
   private final Options options;
   private final PrintWriter out;
@@ -72,20 +83,53 @@ final class Demo {
       long warmup = Math.min(TimeUnit.SECONDS.toNanos(2), options.duration().toNanos() / 10);
       progressLine("warming up for " + seconds(warmup) + " (not measured)", true);
       await(load.start(options.rate(), warmup));
-      RunResult shadow = pass(topology, load, Mode.SHADOW, 1, runNanos);
-      RunResult enforced = pass(topology, load, Mode.ENFORCE, 2, runNanos);
-      printSummary(shadow, enforced);
-      return new Report(shadow, enforced, url);
+      Path nginx = options.nginx();
+      int passes = nginx == null ? 2 : 3;
+      RunResult shadow = pass(topology, load, Mode.SHADOW, 1, passes, runNanos);
+      RunResult enforced = pass(topology, load, Mode.ENFORCE, 2, passes, runNanos);
+      RunResult versus = nginx == null ? null : nginxPass(topology, nginx, warmup, runNanos);
+      List<RunResult> columns = new ArrayList<>();
+      if (versus != null) {
+        columns.add(versus);
+      }
+      columns.add(shadow);
+      columns.add(enforced);
+      printSummary(columns);
+      return new Report(shadow, enforced, versus, url);
     }
   }
 
-  private RunResult pass(
-      DemoTopology topology, LoadGenerator load, Mode mode, int number, long runNanos)
+  /** The third run: the same origins, timeline and load through nginx's edge and shield. */
+  private RunResult nginxPass(DemoTopology topology, Path nginx, long warmup, long runNanos)
       throws InterruptedException {
-    String label = mode == Mode.SHADOW ? "shadow" : "enforce";
-    topology.resetBreakers(mode);
+    try (NginxChain chain = NginxChain.start(nginx, topology.api.port(), topology.statics.port());
+        LoadGenerator load =
+            new LoadGenerator(chain.edgeAddress(), MAX_CONNECTIONS, CLIENT_TIMEOUT_NANOS)) {
+      swap(topology, timeline.phases().get(0).plan());
+      progressLine("warming up nginx for " + seconds(warmup) + " (not measured)", true);
+      await(load.start(options.rate(), warmup));
+      return pass(topology, load, null, 3, 3, runNanos);
+    } catch (IOException e) {
+      throw new IllegalStateException("demo : nginx chain: " + e.getMessage(), e);
+    }
+  }
+
+  /** One run of the timeline; {@code mode} null means the load goes to the nginx chain. */
+  private RunResult pass(
+      DemoTopology topology,
+      LoadGenerator load,
+      @Nullable Mode mode,
+      int number,
+      int passes,
+      long runNanos)
+      throws InterruptedException {
+    String label = mode == null ? "nginx" : mode == Mode.SHADOW ? "shadow" : "enforce";
+    if (mode != null) {
+      topology.resetBreakers(mode);
+    }
     swap(topology, timeline.phases().get(0).plan());
     long attemptsBefore = topology.apiAttempts();
+    long originBefore = topology.api.stats().trafficRequests();
     LoadGenerator.Run run = load.start(options.rate(), runNanos);
     List<Timeline.Phase> phases = timeline.phases();
     int played = -1;
@@ -110,15 +154,19 @@ final class Demo {
           long untilNext = phases.get(played + 1).startNanos(runNanos) - elapsed;
           sleepNanos = Math.max(1_000_000, Math.min(sleepNanos, untilNext));
         }
-        if (timeToOpen == null && elapsed >= brownoutStart && anyApiBreakerTripped(topology)) {
+        if (mode != null
+            && timeToOpen == null
+            && elapsed >= brownoutStart
+            && anyApiBreakerTripped(topology)) {
           timeToOpen = (elapsed - brownoutStart) / 1e6;
         }
         String phaseName = elapsed < runNanos ? phase.name() : "draining";
         String line =
             String.format(
                 Locale.ROOT,
-                "[%d/2 %s] %-14s %4.1f/%.0fs sent %,d ok %d%% fast-fail %,d in-flight %,d api: %s",
+                "[%d/%d %s] %-14s %4.1f/%.0fs sent %,d ok %d%% fast-fail %,d in-flight %,d api: %s",
                 number,
+                passes,
                 label,
                 phaseName,
                 Math.min(elapsed, runNanos) / 1e9,
@@ -130,7 +178,7 @@ final class Demo {
                         100.0 * run.ok.get() / Math.max(1, run.ok.get() + run.failed.get())),
                 run.fastFails.get(),
                 run.inflight.get(),
-                apiBreakerStates(topology));
+                mode == null ? "no breakers" : apiBreakerStates(topology));
         boolean plainDue = changed || elapsed - lastPlain > TimeUnit.SECONDS.toNanos(5);
         if (tty || plainDue) {
           progressLine(line, plainDue);
@@ -148,14 +196,20 @@ final class Demo {
     out.println(
         String.format(
             Locale.ROOT,
-            "[%d/2 %s] done: %,d requests, %.1f %% succeeded",
+            "[%d/%d %s] done: %,d requests, %.1f %% succeeded",
             number,
+            passes,
             label,
             recording.count(),
             100.0 * countOk(recording) / Math.max(1, recording.count())));
     out.flush();
-    long attempts = topology.apiAttempts() - attemptsBefore;
-    return RunResult.of(mode, recording, timeline, runNanos, attempts, timeToOpen);
+    long attempts = mode == null ? -1 : topology.apiAttempts() - attemptsBefore;
+    long reached = topology.api.stats().trafficRequests() - originBefore;
+    String column =
+        mode == null
+            ? "nginx (30 s timeouts, retries)"
+            : mode == Mode.SHADOW ? "shadow (unprotected)" : "enforced";
+    return RunResult.of(column, mode, recording, timeline, runNanos, attempts, reached, timeToOpen);
   }
 
   private static long countOk(LoadGenerator.Recording r) {
@@ -219,32 +273,47 @@ final class Demo {
     out.flush();
   }
 
-  private void printSummary(RunResult shadow, RunResult enforced) {
+  private void printSummary(List<RunResult> runs) {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"", "shadow (unprotected)", "enforced"});
-    rows.add(row("origin attempts / offered (API)", r -> attemptsText(r), shadow, enforced));
+    String[] head = new String[runs.size() + 1];
+    head[0] = "";
+    for (int i = 0; i < runs.size(); i++) {
+      head[i + 1] = runs.get(i).label();
+    }
+    rows.add(head);
+    rows.add(row("origin attempts / offered (API)", Demo::attemptsText, runs));
+    rows.add(
+        row(
+            "requests reaching the API origin",
+            r ->
+                String.format(
+                    Locale.ROOT,
+                    "%,d (%.0f %%)",
+                    r.originRequests(),
+                    r.offeredApi() == 0 ? 0.0 : 100.0 * r.originRequests() / r.offeredApi()),
+            runs));
     rows.add(
         row(
             "user success rate (fresh + stale)",
             r ->
                 String.format(Locale.ROOT, "%.1f %%", 100 * r.successRate())
                     + (r.stale() > 0 ? String.format(Locale.ROOT, " (%,d stale)", r.stale()) : ""),
-            shadow,
-            enforced));
-    rows.add(
-        row("healthy route (/static/) p99", r -> millis(r.staticP99Millis()), shadow, enforced));
+            runs));
+    rows.add(row("healthy route (/static/) p99", r -> millis(r.staticP99Millis()), runs));
     rows.add(
         row(
             "time to open (from brownout start)",
             r -> {
+              if (r.mode() == null) {
+                return "n/a (no breakers)";
+              }
               Double t = r.timeToOpenMillis();
               if (t == null) {
                 return "did not open";
               }
               return seconds(t) + (r.mode() == Mode.SHADOW ? " (would open)" : "");
             },
-            shadow,
-            enforced));
+            runs));
     rows.add(
         row(
             "fast-fail p99",
@@ -254,14 +323,12 @@ final class Demo {
                   ? "n/a (none)"
                   : millis(p) + String.format(Locale.ROOT, " (%,d)", r.fastFails());
             },
-            shadow,
-            enforced));
+            runs));
     rows.add(
         row(
             "caller time held by failures",
             r -> String.format(Locale.ROOT, "%,.0f s", r.failedHeldSeconds()),
-            shadow,
-            enforced));
+            runs));
     rows.add(
         row(
             "recovery time (API >= 90 % ok)",
@@ -269,23 +336,30 @@ final class Demo {
               Double t = r.recoveryMillis();
               return t == null ? "not within the run" : seconds(t);
             },
-            shadow,
-            enforced));
-    int[] width = new int[3];
+            runs));
+    int columns = runs.size() + 1;
+    int[] width = new int[columns];
     for (String[] r : rows) {
-      for (int i = 0; i < 3; i++) {
+      for (int i = 0; i < columns; i++) {
         width[i] = Math.max(width[i], r[i].length());
       }
     }
     out.println();
     out.println("summary (same timeline, same load; latency from each request's due time)");
     for (String[] r : rows) {
-      out.println("  " + pad(r[0], width[0]) + "   " + pad(r[1], width[1]) + "   " + r[2]);
+      StringBuilder line = new StringBuilder("  ");
+      for (int i = 0; i < columns; i++) {
+        line.append(i + 1 < columns ? pad(r[i], width[i]) + "   " : r[i]);
+      }
+      out.println(line);
     }
     out.flush();
   }
 
   private static String attemptsText(RunResult r) {
+    if (r.apiAttempts() < 0) {
+      return "n/a (shield is nginx)";
+    }
     return String.format(
         Locale.ROOT,
         "%,d / %,d (%.0f %%)",
@@ -294,9 +368,13 @@ final class Demo {
         r.offeredApi() == 0 ? 0.0 : 100.0 * r.apiAttempts() / r.offeredApi());
   }
 
-  private static String[] row(
-      String name, Function<RunResult, String> f, RunResult shadow, RunResult enforced) {
-    return new String[] {name, f.apply(shadow), f.apply(enforced)};
+  private static String[] row(String name, Function<RunResult, String> f, List<RunResult> runs) {
+    String[] r = new String[runs.size() + 1];
+    r[0] = name;
+    for (int i = 0; i < runs.size(); i++) {
+      r[i + 1] = f.apply(runs.get(i));
+    }
+    return r;
   }
 
   private static String pad(String s, int width) {

@@ -7,6 +7,7 @@ import java.io.Console;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.Method;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -64,6 +65,14 @@ public final class DemoCommand implements Callable<Integer> {
       description = "Seed of the origins' random draws (default: ${DEFAULT-VALUE}).")
   long seed = 1;
 
+  @Option(
+      names = "--versus-nginx",
+      description =
+          "Also play the timeline through the same chain built from nginx (30 s timeouts and"
+              + " retries at every tier, seed 001's anti-pattern) and add it to the summary."
+              + " Needs nginx installed.")
+  private boolean versusNginx;
+
   @Option(names = "--verbose", description = "Also print the proxies' logs (breaker transitions).")
   boolean verbose;
 
@@ -92,7 +101,19 @@ public final class DemoCommand implements Callable<Integer> {
       quietLogs();
     }
     boolean browser = !noBrowser && Demo.display() != null;
-    Demo demo = new Demo(new Demo.Options(total, rate, browser, seed), out, isTerminal());
+    Path nginx = null;
+    if (versusNginx) {
+      nginx = NginxChain.find();
+      if (nginx == null) {
+        cl.getErr()
+            .println(
+                "parapet demo: --versus-nginx needs nginx (/usr/sbin/nginx or on PATH);"
+                    + " install it (Debian: apt-get install nginx) or leave the option out");
+        cl.getErr().flush();
+        return 2;
+      }
+    }
+    Demo demo = new Demo(new Demo.Options(total, rate, browser, seed, nginx), out, isTerminal());
     DemoTopology topology;
     try {
       topology = DemoTopology.start(seed);

@@ -7,10 +7,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one run of the timeline did, as the summary table shows it.
  *
- * @param mode the breakers' mode during the run
+ * @param label the column's name in the summary
+ * @param mode the breakers' mode during the run, or null for a chain without Parapet (nginx)
  * @param offered requests sent (API and static)
  * @param offeredApi API requests sent
- * @param apiAttempts attempts the shield made to the API origin (connection failures included)
+ * @param apiAttempts attempts the shield made to the API origin (connection failures included), or
+ *     -1 when the shield is not Parapet
+ * @param originRequests requests that reached the API origin (counted by the origin itself)
  * @param succeeded answers with a 2xx status (fresh or stale)
  * @param stale of those, answers served stale ({@code Cache-Status: ... stale})
  * @param staticP99Millis p99 latency of the healthy route (/static/), from each request's due time
@@ -24,10 +27,12 @@ import org.jspecify.annotations.Nullable;
  *     API requests succeeded, or null if that did not happen before the run ended
  */
 record RunResult(
-    Mode mode,
+    String label,
+    @Nullable Mode mode,
     long offered,
     long offeredApi,
     long apiAttempts,
+    long originRequests,
     long succeeded,
     long stale,
     double staticP99Millis,
@@ -45,11 +50,13 @@ record RunResult(
   }
 
   static RunResult of(
-      Mode mode,
+      String label,
+      @Nullable Mode mode,
       LoadGenerator.Recording r,
       Timeline timeline,
       long runNanos,
       long apiAttempts,
+      long originRequests,
       @Nullable Double timeToOpenMillis) {
     long offeredApi = 0;
     long succeeded = 0;
@@ -79,10 +86,12 @@ record RunResult(
       }
     }
     return new RunResult(
+        label,
         mode,
         r.count(),
         offeredApi,
         apiAttempts,
+        originRequests,
         succeeded,
         stale,
         p99Millis(staticLatency, statics),
