@@ -87,6 +87,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private @Nullable String clientIp;
 
+  /** The edge cache's view of the current request; null when its route does not cache. */
+  private @Nullable CacheSupport cacheFlow;
+
+  /** The current request waits for another request's origin fetch (collapsed). */
+  private boolean parked;
+
+  /** The current request is handled again after waiting: it must not wait a second time. */
+  private boolean uncollapsed;
+
   ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
     this.contexts = contexts;
     this.px = contexts.get();
@@ -106,7 +115,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     Exchange ex = exchange;
     if (msg instanceof HttpRequest) {
-      if (ex != null || skipUntilLast || !queued.isEmpty()) {
+      if (ex != null || skipUntilLast || parked || !queued.isEmpty()) {
         queued.add(msg); // pipelined: handled when the current response is done
         pauseReadsIfQueueLong();
         return;
@@ -137,6 +146,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (ex != null) {
       ex.clientGone();
     }
+    CacheSupport cf = cacheFlow;
+    if (cf != null) {
+      cf.clientGone();
+    }
     releaseQueued();
   }
 
@@ -162,6 +175,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     long now = px.ticker.read();
     requestStart = now;
     routeLabel = ProxyMetrics.NO_ROUTE;
+    cacheFlow = null;
+    boolean noCollapse = uncollapsed;
+    uncollapsed = false;
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     boolean hasBody =
         HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
@@ -223,6 +239,27 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     OriginPool pool = px.origins.get(route.origin());
     if (pool == null) {
       local(ProxyError.NO_ROUTE, "route has no origin pool", route.id(), -1, keepAlive, hasBody);
+      return;
+    }
+    CacheSupport cf =
+        CacheSupport.begin(
+            px,
+            ctx,
+            req,
+            route,
+            pool,
+            host,
+            originForm,
+            hasBody,
+            noCollapse,
+            answer -> resumeCached(ctx, req, answer, keepAlive));
+    cacheFlow = cf;
+    if (cf != null && cf.step() == CacheSupport.Step.ANSWER) {
+      answer(cf.takeAnswer(), keepAlive);
+      return;
+    } else if (cf != null && cf.step() == CacheSupport.Step.WAIT) {
+      parked = true;
+      skipUntilLast = true; // its (empty) last content is dropped while it waits
       return;
     }
     long budget = budgetNanos(req, route);
@@ -342,13 +379,59 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     boolean close = closing || !keepAlive || bodyPending;
     px.metrics.requestLocal(routeLabel, error.ordinal(), px.ticker.read() - requestStart);
-    FullHttpResponse r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
+    CacheSupport cf = cacheFlow;
+    FullHttpResponse r = cf == null ? null : cf.onLocalError(error, detail, px.ticker.read());
+    if (r == null) {
+      r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
+    } else if (close) {
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
     if (close) {
       closing = true;
       c.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     } else {
       c.writeAndFlush(r);
       skipUntilLast = true; // the request's (empty) last content is still to come
+    }
+  }
+
+  /** Writes a response the cache made (hit, stale, 304, 504) like a local answer. */
+  private void answer(FullHttpResponse r, boolean keepAlive) {
+    ChannelHandlerContext c = ctx;
+    if (c == null) {
+      r.release();
+    } else if (closing || !keepAlive) {
+      closing = true;
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      c.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    } else {
+      c.writeAndFlush(r);
+      skipUntilLast = true; // the request's (empty) last content is still to come
+    }
+  }
+
+  /** A request that waited for another's fetch goes on: answered, or forwarded by itself. */
+  private void resumeCached(
+      ChannelHandlerContext c, HttpRequest req, @Nullable FullHttpResponse r, boolean keepAlive) {
+    if (!parked) {
+      ReferenceCountUtil.release(r);
+      return;
+    }
+    parked = false;
+    boolean lastRead = !skipUntilLast;
+    skipUntilLast = false;
+    if (r != null) {
+      answer(r, keepAlive);
+    } else {
+      uncollapsed = true;
+      onRequest(c, req);
+    }
+    Exchange ex = exchange;
+    if (lastRead && ex != null) {
+      ex.requestComplete = true;
+    } else if (lastRead && skipUntilLast && !parked) {
+      skipUntilLast = false;
+      nextRequest();
     }
   }
 
@@ -364,7 +447,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private void nextRequest() {
     ChannelHandlerContext c = ctx;
-    if (c == null || closing) {
+    if (c == null || closing || parked) {
       return;
     }
     headTimer.awaitNext();
@@ -426,6 +509,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     long sentNanos;
     @Nullable Channel origin;
     @Nullable Timeout timer;
+    @Nullable ChannelFuture cacheAnswered;
     boolean headSent;
     boolean originKeepAlive;
     Outcome outcome = Outcome.SUCCESS;
@@ -609,6 +693,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         HttpHeaders h = out.headers();
         boolean framedByLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
         ForwardedHeaders.stripHopByHop(h);
+        CacheSupport cf = cacheFlow;
+        FullHttpResponse alt = cf == null ? null : cf.onOriginHead(resp.status().code(), h, now);
         if (!framedByLength && mayHaveBody(resp.status())) {
           h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
@@ -617,7 +703,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         }
         headSent = true;
-        client.write(out);
+        if (alt != null) { // the cache answers instead: the origin's response is read and dropped
+          if (!keepAlive || closing) {
+            alt.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+          }
+          cacheAnswered = client.writeAndFlush(alt);
+        } else {
+          client.write(out);
+        }
         if (!(msg instanceof HttpContent)) {
           return;
         }
@@ -637,6 +730,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           long now = px.ticker.read();
           evidence(outcome, now);
           px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
+        }
+        ChannelFuture answered = cacheAnswered;
+        if (answered != null) {
+          ReferenceCountUtil.release(content);
+          if (last) {
+            succeed(answered);
+          }
+          return;
+        }
+        CacheSupport cf = cacheFlow;
+        if (cf != null) {
+          cf.onOriginContent(content, last);
         }
         ChannelFuture written = client.writeAndFlush(content);
         if (last) {
@@ -717,6 +822,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
      */
     private void fail(ProxyError error, String detail, @Nullable Outcome evidence) {
       done = true;
+      CacheSupport cf = cacheFlow;
+      if (cf != null && headSent) {
+        cf.abort(error, detail);
+      }
       cancelTimer();
       long now = px.ticker.read();
       if (evidence != null) {

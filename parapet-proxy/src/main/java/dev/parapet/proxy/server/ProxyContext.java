@@ -6,6 +6,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
@@ -25,6 +26,10 @@ final class ProxyContext {
   final Ticker ticker;
   final RandomSource random;
   final ProxyMetrics metrics;
+
+  /** The edge cache; routes with {@code cache: off} are not in it. */
+  final EdgeCache cache;
+
   final AtomicLong requestIds = new AtomicLong();
 
   /** Attempt timeouts, shared by every configuration of one listener. */
@@ -38,7 +43,8 @@ final class ProxyContext {
       Ticker ticker,
       RandomSource random,
       ProxyMetrics metrics,
-      HashedWheelTimer timeouts) {
+      HashedWheelTimer timeouts,
+      EdgeCache cache) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -48,6 +54,7 @@ final class ProxyContext {
     this.random = random;
     this.metrics = metrics;
     this.timeouts = timeouts;
+    this.cache = cache;
   }
 
   /** The breaker key for an attempt, by the origin's configured scope. */

@@ -8,6 +8,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
@@ -67,12 +68,29 @@ public final class ProxyServer implements AutoCloseable {
   private @Nullable Channel serverChannel;
 
   /**
+   * A listener without an edge cache.
+   *
    * @param threads event loop threads (0: Netty's default, twice the CPUs)
    */
   public ProxyServer(
       ProxySettings settings,
       List<Route> routes,
       List<OriginSettings> origins,
+      Ticker ticker,
+      RandomSource random,
+      int threads) {
+    this(settings, routes, origins, EdgeCache.disabled(settings.name()), ticker, random, threads);
+  }
+
+  /**
+   * @param cache the edge cache (its routes name the route ids that cache)
+   * @param threads event loop threads (0: Netty's default, twice the CPUs)
+   */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      EdgeCache cache,
       Ticker ticker,
       RandomSource random,
       int threads) {
@@ -102,7 +120,7 @@ public final class ProxyServer implements AutoCloseable {
             TimeUnit.MILLISECONDS,
             512);
     try {
-      this.context = build(settings, routes, origins, null).context();
+      this.context = build(settings, routes, origins, cache, null).context();
     } catch (RuntimeException e) {
       timeouts.stop();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -126,6 +144,15 @@ public final class ProxyServer implements AutoCloseable {
    */
   public Reconfigured reconfigure(
       ProxySettings newSettings, List<Route> routes, List<OriginSettings> origins) {
+    return reconfigure(newSettings, routes, origins, context.cache);
+  }
+
+  /** {@link #reconfigure(ProxySettings, List, List)} with a new (or the same) edge cache. */
+  public Reconfigured reconfigure(
+      ProxySettings newSettings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      EdgeCache cache) {
     ProxySettings current = context.settings;
     if (!newSettings.name().equals(current.name())
         || !newSettings.listen().equals(current.listen())) {
@@ -141,7 +168,7 @@ public final class ProxyServer implements AutoCloseable {
               + "; changing them needs a restart)");
     }
     ProxyContext old = context;
-    Built built = build(newSettings, routes, origins, old);
+    Built built = build(newSettings, routes, origins, cache, old);
     context = built.context();
     old.origins.values().forEach(OriginPool::closeIdle);
     return new Reconfigured(routes.size(), origins.size(), built.kept(), built.fresh());
@@ -151,6 +178,7 @@ public final class ProxyServer implements AutoCloseable {
       ProxySettings settings,
       List<Route> routes,
       List<OriginSettings> origins,
+      EdgeCache cache,
       @Nullable ProxyContext previous) {
     Map<String, OriginPool> pools = new LinkedHashMap<>();
     for (OriginSettings o : origins) {
@@ -180,6 +208,9 @@ public final class ProxyServer implements AutoCloseable {
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
       }
     }
+    metrics.gauge(
+        "parapet.cache.size.bytes", "cache", cache.name(), cache.store()::weightedSizeBytes);
+    metrics.gauge("parapet.cache.entries", "cache", cache.name(), cache.store()::estimatedUris);
     int[] kept = new int[1];
     BreakerRegistry registry =
         new BreakerRegistry(
@@ -203,7 +234,15 @@ public final class ProxyServer implements AutoCloseable {
     }
     ProxyContext ctx =
         new ProxyContext(
-            settings, new RouteTable(routes), pools, registry, ticker, random, metrics, timeouts);
+            settings,
+            new RouteTable(routes),
+            pools,
+            registry,
+            ticker,
+            random,
+            metrics,
+            timeouts,
+            cache);
     return new Built(ctx, kept[0], policies.size() - kept[0]);
   }
 
@@ -281,6 +320,11 @@ public final class ProxyServer implements AutoCloseable {
   /** The breakers (for the admin API and tests). */
   public BreakerRegistry breakers() {
     return context.breakers;
+  }
+
+  /** The edge cache in force. */
+  public EdgeCache cache() {
+    return context.cache;
   }
 
   /** The metrics (for the admin API's /metrics). */
