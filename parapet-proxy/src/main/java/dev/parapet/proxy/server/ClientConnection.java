@@ -176,8 +176,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     requestStart = now;
     routeLabel = ProxyMetrics.NO_ROUTE;
     cacheFlow = null;
-    boolean noCollapse = uncollapsed;
-    uncollapsed = false;
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     boolean hasBody =
         HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
@@ -241,26 +239,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       local(ProxyError.NO_ROUTE, "route has no origin pool", route.id(), -1, keepAlive, hasBody);
       return;
     }
-    CacheSupport cf =
-        CacheSupport.begin(
-            px,
-            ctx,
-            req,
-            route,
-            pool,
-            host,
-            originForm,
-            hasBody,
-            noCollapse,
-            answer -> resumeCached(ctx, req, answer, keepAlive));
-    cacheFlow = cf;
-    if (cf != null && cf.step() == CacheSupport.Step.ANSWER) {
-      answer(cf.takeAnswer(), keepAlive);
-      return;
-    } else if (cf != null && cf.step() == CacheSupport.Step.WAIT) {
-      parked = true;
-      skipUntilLast = true; // its (empty) last content is dropped while it waits
-      return;
+    if (consultCache(ctx, req, route, pool, host, originForm, keepAlive, hasBody)) {
+      return; // answered from the cache, or waiting for another request's fetch
     }
     long budget = budgetNanos(req, route);
     if (budget < px.settings.minUseful().toNanos()) {
@@ -393,6 +373,45 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       c.writeAndFlush(r);
       skipUntilLast = true; // the request's (empty) last content is still to come
     }
+  }
+
+  /**
+   * Asks the edge cache (after the route match, before breaker and pool); true when the request
+   * needs nothing more here: answered from the cache, or parked until another request's fetch ends.
+   */
+  private boolean consultCache(
+      ChannelHandlerContext c,
+      HttpRequest req,
+      Route route,
+      OriginPool pool,
+      @Nullable String host,
+      String originForm,
+      boolean keepAlive,
+      boolean hasBody) {
+    boolean noCollapse = uncollapsed;
+    uncollapsed = false;
+    CacheSupport cf =
+        CacheSupport.begin(
+            px,
+            c,
+            req,
+            route,
+            pool,
+            host,
+            originForm,
+            hasBody,
+            noCollapse,
+            answer -> resumeCached(c, req, answer, keepAlive));
+    cacheFlow = cf;
+    if (cf != null && cf.step() == CacheSupport.Step.ANSWER) {
+      answer(cf.takeAnswer(), keepAlive);
+      return true;
+    } else if (cf != null && cf.step() == CacheSupport.Step.WAIT) {
+      parked = true;
+      skipUntilLast = true; // its (empty) last content is dropped while it waits
+      return true;
+    }
+    return false;
   }
 
   /** Writes a response the cache made (hit, stale, 304, 504) like a local answer. */
