@@ -83,7 +83,7 @@ public final class RunCommand implements Callable<Integer> {
             + loaded.config().admin().listen()
             + ")");
     err.println(
-        "parapet: note: retries, hedging, admission, overload, cache, outlier ejection, health"
+        "parapet: note: retries, hedging, admission, overload, outlier ejection, health"
             + " checks, slow start, fallback pools and balancers other than round robin are"
             + " validated but not acted on by this version (docs/proxy.md)");
     err.flush();

@@ -552,4 +552,75 @@ class EdgeCacheProxyTest {
     assertThat(huge.body()).hasSize(100 * 1024);
     assertThat(cacheStatus(huge)).doesNotContain("hit");
   }
+
+  @Test
+  void waitersOfAResponseThatIsNotShareableFetchForThemselves() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "private, max-age=60");
+    o.delayMillis = 500;
+    ProxyServer p = proxy(o);
+    List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      all.add(c.sendAsync(request(p, "GET", "/mine"), HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : all) {
+      HttpResponse<String> r = f.get();
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo("body of /mine");
+      assertThat(cacheStatus(r)).doesNotContain("collapsed").doesNotContain("hit");
+    }
+    assertThat(o.count()).isEqualTo(3);
+  }
+
+  @Test
+  void aClosedBackgroundGateSkipsTheRefreshButStillServesStale() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=10, stale-while-revalidate=60");
+    ProxyServer p = proxy(o);
+    get(p, "/gated");
+    p.cache().backgroundGate(() -> false); // what admission does under load
+    advanceSeconds(15);
+    HttpResponse<String> r = get(p, "/gated");
+    assertThat(cacheStatus(r)).contains("detail=stale-while-revalidate");
+    assertThat(p.cache().total(EdgeCache.Status.REFRESH_SKIPPED)).isEqualTo(1);
+    assertThat(p.cache().total(EdgeCache.Status.REFRESH)).isZero();
+    assertThat(o.count()).isEqualTo(1);
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInOrderFromTheCache() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=60");
+    ProxyServer p = proxy(o);
+    get(p, "/p1");
+    get(p, "/p2");
+    String host = "Host: 127.0.0.1:" + p.port() + "\r\n";
+    String got =
+        raw(
+            p.port(),
+            "GET /p1 HTTP/1.1\r\n"
+                + host
+                + "\r\nGET /p2 HTTP/1.1\r\n"
+                + host
+                + "\r\nGET /p1 HTTP/1.1\r\n"
+                + host
+                + "Connection: close\r\n\r\n");
+    assertThat(got.split("HTTP/1.1 200", -1)).hasSize(4);
+    assertThat(got.indexOf("body of /p1"))
+        .isLessThan(got.indexOf("body of /p2"))
+        .isLessThan(got.lastIndexOf("body of /p1"));
+    assertThat(o.count()).isEqualTo(2);
+  }
+
+  /** Sends raw bytes, returns everything the proxy answers until it closes. */
+  private static String raw(int port, String request) throws IOException {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      return new String(
+          s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+  }
 }
