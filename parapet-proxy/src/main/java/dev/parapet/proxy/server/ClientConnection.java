@@ -864,7 +864,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         closing = true;
         px.metrics.requestForwarded(
             route.id(), evidence == null ? Outcome.LOCAL_REJECTION : evidence, now - startNanos);
-        client.close(); // the client saw a response head: a truncated body is the only honest end
+        ChannelFuture answered = cacheAnswered;
+        if (answered != null) {
+          answered.addListener(ChannelFutureListener.CLOSE); // the cache's answer is complete
+        } else {
+          client.close(); // the client saw a response head: a truncated body is the only honest end
+        }
         return;
       }
       long retryAfter =
