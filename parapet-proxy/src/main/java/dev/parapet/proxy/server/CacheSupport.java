@@ -30,6 +30,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
@@ -233,10 +234,10 @@ final class CacheSupport {
           case GATEWAY_TIMEOUT -> answer(onlyIfCached(), EdgeCache.Status.MISS);
           case REVALIDATE, PASS_ERROR -> {
             stale = e;
-            fwd =
-                CacheControl.of(request.headers()).noCache()
-                    ? CacheStatus.Fwd.REQUEST
-                    : CacheStatus.Fwd.STALE;
+            // RFC 9211 §2.2: "request" when a fresh response was there but the request's
+            // directives (no-cache, max-age, min-fresh) did not allow its use.
+            boolean freshButRefused = e.isFresh(now) && !e.cacheControl().noCache();
+            fwd = freshButRefused ? CacheStatus.Fwd.REQUEST : CacheStatus.Fwd.STALE;
             forward(k, noCollapse);
           }
         }
@@ -454,18 +455,35 @@ final class CacheSupport {
   }
 
   /**
-   * The request failed before any byte reached the client ({@code error} is what the proxy would
-   * answer). Returns the response to write instead — a stale one, or 504 when the stored response
-   * forbids stale use — or null to answer {@code error} as without a cache.
+   * The request failed before any byte reached the client: the response to write — a stale one, 504
+   * when the stored response forbids stale use, or {@code error} as without a cache (with {@code
+   * Cache-Status}).
+   *
+   * @param scope the breaker or pool the error is about, or null
+   * @param retryAfterSeconds for a 503 without a stale response; negative for none
+   * @param close the connection closes after the response
    */
-  @Nullable FullHttpResponse onLocalError(ProxyError error, String detail, long now) {
+  FullHttpResponse onLocalError(
+      ProxyError error,
+      String detail,
+      @Nullable String scope,
+      long retryAfterSeconds,
+      boolean close,
+      long now) {
     StaleTrigger trigger = trigger(error);
     recorder = null;
     endFlight(null, new FetchFailed(trigger, error, detail));
-    if (trigger == null || !lookupFlow || cancelled) {
-      return null;
+    FullHttpResponse r =
+        trigger == null || !lookupFlow || cancelled
+            ? null
+            : onError(trigger, error, detail, -1, now);
+    if (r == null) {
+      r = px.responses.build(client.alloc(), error, detail, scope, retryAfterSeconds, close);
+      addStatus(r.headers(), status().fwd(fwd));
+    } else if (close) {
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     }
-    return onError(trigger, error, detail, -1, now);
+    return r;
   }
 
   /** The exchange failed (after the response head, or before: then {@link #onLocalError}). */

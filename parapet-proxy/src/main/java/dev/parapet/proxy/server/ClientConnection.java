@@ -360,12 +360,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     boolean close = closing || !keepAlive || bodyPending;
     px.metrics.requestLocal(routeLabel, error.ordinal(), px.ticker.read() - requestStart);
     CacheSupport cf = cacheFlow;
-    FullHttpResponse r = cf == null ? null : cf.onLocalError(error, detail, px.ticker.read());
-    if (r == null) {
-      r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
-    } else if (close) {
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    }
+    FullHttpResponse r =
+        cf == null
+            ? px.responses.build(c.alloc(), error, detail, scope, retryAfter, close)
+            : cf.onLocalError(error, detail, scope, retryAfter, close, px.ticker.read());
     if (close) {
       closing = true;
       c.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);

@@ -357,6 +357,19 @@ class EdgeCacheProxyTest {
     assertThat(cacheStatus(r)).contains("fwd-status=304");
   }
 
+  @Test
+  void aFreshEntryTheRequestRefusesIsValidatedAndMarkedRequest() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=60", "ETag", "\"r1\"");
+    ProxyServer p = proxy(o);
+    get(p, "/nc");
+    HttpResponse<String> r = get(p, "/nc", "Cache-Control", "max-age=0");
+    assertThat(o.count()).isEqualTo(2);
+    assertThat(o.last().header("If-None-Match")).isEqualTo("\"r1\"");
+    assertThat(r.body()).isEqualTo("body of /nc");
+    assertThat(cacheStatus(r)).startsWith(NAME + "; fwd=request; fwd-status=304");
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Serving stale
 
@@ -460,6 +473,8 @@ class EdgeCacheProxyTest {
     // without a stored response the open breaker answers as before
     HttpResponse<String> none = get(p, "/never-stored");
     assertThat(none.statusCode()).isEqualTo(503);
+    assertThat(cacheStatus(none)).isEqualTo(NAME + "; fwd=miss");
+    assertThat(none.headers().firstValue("Proxy-Status").orElseThrow()).contains("breaker open");
   }
 
   @Test
