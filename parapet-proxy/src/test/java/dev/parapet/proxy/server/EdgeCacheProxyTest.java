@@ -69,6 +69,16 @@ class EdgeCacheProxyTest {
   private ProxyServer proxy(
       InetSocketAddress origin, Duration originTimeout, long maxBytes, Duration defaultTtl)
       throws InterruptedException {
+    return proxy(origin, originTimeout, maxBytes, defaultTtl, 4096);
+  }
+
+  private ProxyServer proxy(
+      InetSocketAddress origin,
+      Duration originTimeout,
+      long maxBytes,
+      Duration defaultTtl,
+      int maxRequests)
+      throws InterruptedException {
     OriginSettings d = OriginSettings.defaults("o", List.of(origin));
     OriginSettings o =
         new OriginSettings(
@@ -78,7 +88,7 @@ class EdgeCacheProxyTest {
             originTimeout,
             d.maxConnections(),
             d.maxPending(),
-            d.maxRequests(),
+            maxRequests,
             BreakerPolicy.builder().minRequests(1000).build(),
             Scope.ROUTE,
             OutcomeClassifier.standard(),
@@ -475,6 +485,26 @@ class EdgeCacheProxyTest {
     assertThat(none.statusCode()).isEqualTo(503);
     assertThat(cacheStatus(none)).isEqualTo(NAME + "; fwd=miss");
     assertThat(none.headers().firstValue("Proxy-Status").orElseThrow()).contains("breaker open");
+  }
+
+  @Test
+  void staleIsServedWhenTheOriginPoolIsFull() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=10");
+    ProxyServer p = proxy(o.address(), Duration.ofSeconds(5), 1 << 20, Duration.ZERO, 1);
+    get(p, "/pl");
+    advanceSeconds(20);
+    o.delayMillis = 2_000;
+    CompletableFuture<HttpResponse<String>> busy =
+        http.sendAsync(
+            request(p, "GET", "/occupies-the-slot"), HttpResponse.BodyHandlers.ofString());
+    await().atMost(Duration.ofSeconds(10)).until(() -> o.count() == 2);
+
+    HttpResponse<String> r = get(p, "/pl");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("body of /pl");
+    assertThat(cacheStatus(r)).matches(NAME + "; hit; ttl=-\\d+; detail=\"stale pool-limit\"");
+    assertThat(busy.get().statusCode()).isEqualTo(200);
   }
 
   @Test
