@@ -106,7 +106,10 @@ final class CacheSupport {
   private final @Nullable CacheKey key;
   private final boolean lookupFlow;
   private final boolean head;
-  private final HttpHeaders clientHeaders;
+
+  /** The client's headers: the request's own until it is forwarded, then a copy (see forward). */
+  private HttpHeaders clientHeaders;
+
   private final long startNanos;
   private final long defaultTtlNanos;
   private final Resume resume;
@@ -141,9 +144,7 @@ final class CacheSupport {
     this.key = key;
     this.lookupFlow = lookupFlow;
     this.head = request.method().equals(HttpMethod.HEAD);
-    // The forwarded request is rewritten in place later (Via, validators): keep what the client
-    // sent, for the secondary key and its own conditionals.
-    this.clientHeaders = lookupFlow ? request.headers().copy() : request.headers();
+    this.clientHeaders = request.headers();
     this.startNanos = px.ticker.read();
     this.defaultTtlNanos = edge.defaultTtlNanos(route.id());
     this.resume = resume;
@@ -207,7 +208,6 @@ final class CacheSupport {
     CacheKey k = requireKey();
     long now = startNanos;
     Lookup l = edge.store().lookup(k, request.headers(), now);
-    boolean onlyIfCached = CacheControl.of(request.headers()).onlyIfCached();
     switch (l.kind()) {
       case FRESH -> {
         CachedResponse e = l.requireEntry();
@@ -243,7 +243,7 @@ final class CacheSupport {
         }
       }
       case MISS -> {
-        if (onlyIfCached) {
+        if (CacheControl.of(request.headers()).onlyIfCached()) {
           answer(onlyIfCached(), EdgeCache.Status.MISS);
         } else {
           fwd = CacheStatus.Fwd.MISS;
@@ -268,6 +268,9 @@ final class CacheSupport {
         }
       }
     }
+    // The forwarded request is rewritten in place (validators here, Via and hop-by-hop fields by
+    // the exchange): keep what the client sent, for the secondary key and its own conditionals.
+    clientHeaders = request.headers().copy();
     CachedResponse e = stale;
     if (e != null) {
       // Our own conditional (§4.3.1); the client's conditionals are answered from the entry.
