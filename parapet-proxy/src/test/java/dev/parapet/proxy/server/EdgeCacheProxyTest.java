@@ -577,6 +577,36 @@ class EdgeCacheProxyTest {
   }
 
   @Test
+  void whenTheLeadersClientLeavesItsWaitersFetchForThemselves() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=60");
+    o.delayMillis = 1_000;
+    ProxyServer p = proxy(o);
+    try (java.net.Socket leader = new java.net.Socket("127.0.0.1", p.port())) {
+      leader
+          .getOutputStream()
+          .write(
+              ("GET /left HTTP/1.1\r\nHost: 127.0.0.1:" + p.port() + "\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+      await().atMost(Duration.ofSeconds(10)).until(() -> o.count() == 1);
+      CompletableFuture<HttpResponse<String>> waiter =
+          http.sendAsync(request(p, "GET", "/left"), HttpResponse.BodyHandlers.ofString());
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> p.cache().collapser().collapsedTotal() == 1);
+      leader.close(); // the leader's client gives up while its fetch is in flight
+
+      HttpResponse<String> r = waiter.get();
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo("body of /left");
+      assertThat(cacheStatus(r)).doesNotContain("collapsed");
+    }
+    assertThat(o.count()).isEqualTo(2);
+    // the waiter's connection goes on normally: the response it fetched was stored
+    assertThat(cacheStatus(get(p, "/left"))).contains("hit");
+  }
+
+  @Test
   void theByteBoundHoldsUnderAFloodOfLargeObjects() throws Exception {
     CacheOrigin o = origin();
     o.headers("Cache-Control", "max-age=600");
