@@ -171,7 +171,9 @@ class EdgeCacheProxyTest {
     assertThat(second.headers().firstValue("Via").orElseThrow()).contains(NAME);
     assertThat(p.cache().total(EdgeCache.Status.HIT)).isEqualTo(1);
     assertThat(p.metrics().scrape()).contains("parapet_cache_total{status=\"hit\"} 1.0");
-    assertThat(p.metrics().scrape()).contains("parapet_cache_entries{cache=\"" + NAME + "\"} 1.0");
+    String metrics = p.metrics().scrape();
+    assertThat(metrics).contains("parapet_cache_entries{cache=\"" + NAME + "\"} 1.0");
+    assertThat(metrics).containsPattern("parapet_cache_size_bytes\\{cache=\"" + NAME + "\"} [1-9]");
   }
 
   @Test
