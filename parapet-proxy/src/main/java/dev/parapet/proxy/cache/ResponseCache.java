@@ -185,6 +185,11 @@ public final class ResponseCache {
     return maxBytes;
   }
 
+  /** The largest response stored; larger ones are served but not kept. */
+  public long maxObjectBytes() {
+    return maxObjectBytes;
+  }
+
   /** The variants of one URI: immutable, newest first. */
   static final class Variants {
     private final CachedResponse[] entries;

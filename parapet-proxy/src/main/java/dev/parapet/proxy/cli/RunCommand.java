@@ -82,10 +82,6 @@ public final class RunCommand implements Callable<Integer> {
             + " (admin http://"
             + loaded.config().admin().listen()
             + ")");
-    err.println(
-        "parapet: note: retries, hedging, admission, shedding by overload level, cache and"
-            + " fallback pools are validated but not acted on by this version (docs/proxy.md)");
-    err.flush();
     out.flush();
     stopped.await();
     return 0;

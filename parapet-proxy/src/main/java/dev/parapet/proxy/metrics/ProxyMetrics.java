@@ -53,6 +53,7 @@ public final class ProxyMetrics implements BreakerListener {
   private final Map<String, Counter> events = new ConcurrentHashMap<>();
   private final Map<BreakerKey, AtomicLong> firstFailure = new ConcurrentHashMap<>();
   private final Timer timeToOpen;
+  private final Map<String, Counter> cacheTotals = new ConcurrentHashMap<>();
 
   /**
    * @param routes route ids from configuration
@@ -300,6 +301,22 @@ public final class ProxyMetrics implements BreakerListener {
   }
 
   /** The Prometheus text exposition. */
+  /**
+   * One cache status ({@code parapet_cache_total{status}}); {@code status} comes from a closed enum
+   * (the cache's {@code Status} labels), never from request data.
+   */
+  public void cache(String status) {
+    cacheTotals
+        .computeIfAbsent(
+            status,
+            s ->
+                Counter.builder("parapet.cache")
+                    .description("Requests by what the edge cache did, and cache events")
+                    .tag("status", s)
+                    .register(registry))
+        .increment();
+  }
+
   public String scrape() {
     return registry.scrape();
   }

@@ -8,6 +8,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
 import dev.parapet.proxy.admin.Reloader;
+import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.BreakerConfig;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ConfigProblem;
@@ -30,9 +31,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ForkJoinPool;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,11 +44,8 @@ import org.jspecify.annotations.Nullable;
  * ProxyConfig}. This is where configuration becomes runtime objects; the data plane itself knows
  * nothing of YAML.
  *
- * <p>Wired here: balancers, outlier ejection, active health checks and slow start per origin pool
- * ({@link HostSelection}); the overload monitor (heap and CPU thresholds from {@code overload:}),
- * which readyz honours. Not yet wired (their issues are open): admission control, cache, retries,
- * hedging and fallback pools are parsed and validated but not acted on; synthetic probes ({@code
- * breaker.probe}) are refused at start-up rather than silently ignored. A route's own {@code
+ * <p>Wired here: everything the configuration names, except synthetic probes ({@code
+ * breaker.probe}), which are refused at start-up rather than silently ignored. A route's own {@code
  * breaker.slow} override applies to its breaker's rates only: slow calls are classified by the
  * origin's threshold.
  */
@@ -82,6 +83,7 @@ public final class ProxyRuntime implements AutoCloseable {
             settings(config),
             routes(config),
             origins(config, ticker.read()),
+            cache(config, null),
             ticker,
             random,
             threads,
@@ -154,7 +156,11 @@ public final class ProxyRuntime implements AutoCloseable {
       }
       try {
         ProxyServer.Reconfigured r =
-            proxy.reconfigure(settings(next), routes(next), origins(next, ticker.read()));
+            proxy.reconfigure(
+                settings(next),
+                routes(next),
+                origins(next, ticker.read()),
+                cache(next, proxy.cache()));
         return new Result(
             200,
             "reloaded "
@@ -209,8 +215,9 @@ public final class ProxyRuntime implements AutoCloseable {
         c.admission());
   }
 
-  static List<Route> routes(ProxyConfig c) {
-    List<Route> routes = new ArrayList<>();
+  /** Route ids from configuration: the match, made unique by the route's index. */
+  static List<String> routeIds(ProxyConfig c) {
+    List<String> list = new ArrayList<>();
     Set<String> ids = new HashSet<>();
     for (RouteConfig r : c.routes()) {
       String id = r.match().toString();
@@ -218,6 +225,41 @@ public final class ProxyRuntime implements AutoCloseable {
         id = id + "#" + r.index();
         ids.add(id);
       }
+      list.add(id);
+    }
+    return list;
+  }
+
+  /**
+   * The edge cache: every route without {@code cache: off}, with its {@code default_ttl}. Across a
+   * reload with unchanged {@code name} and {@code cache:} the stored responses are kept.
+   */
+  static EdgeCache cache(ProxyConfig c, @Nullable EdgeCache previous) {
+    List<String> ids = routeIds(c);
+    Map<String, Duration> routes = new LinkedHashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      RouteConfig.Cache rc = c.routes().get(i).cache();
+      if (rc.enabled()) {
+        routes.put(ids.get(i), rc.defaultTtl());
+      }
+    }
+    EdgeCache.Settings settings =
+        new EdgeCache.Settings(
+            c.cache().maxSize().bytes(),
+            c.cache().staleIfError(),
+            c.cache().staleWhileRevalidate());
+    if (previous != null) {
+      return previous.reconfigured(c.name(), settings, routes, ForkJoinPool.commonPool());
+    }
+    return new EdgeCache(
+        c.name(), settings, routes, ForkJoinPool.commonPool(), System::currentTimeMillis);
+  }
+
+  static List<Route> routes(ProxyConfig c) {
+    List<Route> routes = new ArrayList<>();
+    List<String> ids = routeIds(c);
+    for (RouteConfig r : c.routes()) {
+      String id = ids.get(routes.size());
       refuseSyntheticProbes(r.breaker(), "routes[" + r.index() + "].breaker.probe");
       routes.add(
           new Route(

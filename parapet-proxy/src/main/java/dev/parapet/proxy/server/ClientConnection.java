@@ -129,6 +129,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private @Nullable InetAddress peer;
 
+  /** The edge cache's view of the current request; null when its route does not cache. */
+  private @Nullable CacheSupport cacheFlow;
+
+  /** The current request waits for another request's origin fetch (collapsed). */
+  private boolean parked;
+
+  /** The current request is handled again after waiting: it must not wait a second time. */
+  private boolean uncollapsed;
+
   ClientConnection(
       Supplier<ProxyContext> contexts, RequestHeadTimer headTimer, @Nullable AccessLog accessLog) {
     this.contexts = contexts;
@@ -150,7 +159,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
     Exchange ex = exchange;
     if (msg instanceof HttpRequest) {
-      if (ex != null || skipUntilLast || !queued.isEmpty()) {
+      if (ex != null || skipUntilLast || parked || !queued.isEmpty()) {
         queued.add(msg); // pipelined: handled when the current response is done
         pauseReadsIfQueueLong();
         return;
@@ -181,6 +190,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (ex != null) {
       ex.clientGone();
     }
+    CacheSupport cf = cacheFlow;
+    if (cf != null) {
+      cf.clientGone();
+    }
     releaseQueued();
   }
 
@@ -209,6 +222,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     logMethod = req.method().name();
     logTarget = req.uri();
     logAttempts = 0;
+    cacheFlow = null;
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     boolean hasBody =
         HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
@@ -271,6 +285,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (pool == null) {
       local(ProxyError.NO_ROUTE, "route has no origin pool", route.id(), -1, keepAlive, hasBody);
       return;
+    }
+    if (consultCache(ctx, req, route, pool, host, originForm, keepAlive, hasBody)) {
+      return; // answered from the cache, or waiting for another request's fetch
     }
     long budget = budgetNanos(req, route);
     if (budget < px.settings.minUseful().toNanos()) {
@@ -420,7 +437,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     long took = px.ticker.read() - requestStart;
     px.metrics.requestLocal(routeLabel, error.ordinal(), took);
     logRequest(error.status().code(), took, error.name());
-    FullHttpResponse r = px.responses.build(c.alloc(), error, detail, scope, retryAfter, close);
+    CacheSupport cf = cacheFlow;
+    FullHttpResponse r =
+        cf == null
+            ? px.responses.build(c.alloc(), error, detail, scope, retryAfter, close)
+            : cf.onLocalError(error, detail, scope, retryAfter, close, px.ticker.read());
     if (capacity != null) {
       r.headers().set(CAPACITY_HEADER, capacity);
     }
@@ -450,6 +471,86 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Asks the edge cache (after the route match, before breaker and pool); true when the request
+   * needs nothing more here: answered from the cache, or parked until another request's fetch ends.
+   */
+  private boolean consultCache(
+      ChannelHandlerContext c,
+      HttpRequest req,
+      Route route,
+      OriginPool pool,
+      @Nullable String host,
+      String originForm,
+      boolean keepAlive,
+      boolean hasBody) {
+    boolean noCollapse = uncollapsed;
+    uncollapsed = false;
+    CacheSupport cf =
+        CacheSupport.begin(
+            px,
+            c,
+            req,
+            route,
+            pool,
+            host,
+            originForm,
+            hasBody,
+            noCollapse,
+            answer -> resumeCached(c, req, answer, keepAlive));
+    cacheFlow = cf;
+    if (cf != null && cf.step() == CacheSupport.Step.ANSWER) {
+      answer(cf.takeAnswer(), keepAlive);
+      return true;
+    } else if (cf != null && cf.step() == CacheSupport.Step.WAIT) {
+      parked = true;
+      skipUntilLast = true; // its (empty) last content is dropped while it waits
+      return true;
+    }
+    return false;
+  }
+
+  /** Writes a response the cache made (hit, stale, 304, 504) like a local answer. */
+  private void answer(FullHttpResponse r, boolean keepAlive) {
+    logRequest(r.status().code(), px.ticker.read() - requestStart, null);
+    ChannelHandlerContext c = ctx;
+    if (c == null) {
+      r.release();
+    } else if (closing || !keepAlive) {
+      closing = true;
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+      c.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    } else {
+      c.writeAndFlush(r);
+      skipUntilLast = true; // the request's (empty) last content is still to come
+    }
+  }
+
+  /** A request that waited for another's fetch goes on: answered, or forwarded by itself. */
+  private void resumeCached(
+      ChannelHandlerContext c, HttpRequest req, @Nullable FullHttpResponse r, boolean keepAlive) {
+    if (!parked) {
+      ReferenceCountUtil.release(r);
+      return;
+    }
+    parked = false;
+    boolean lastRead = !skipUntilLast;
+    skipUntilLast = false;
+    if (r != null) {
+      answer(r, keepAlive);
+    } else {
+      uncollapsed = true;
+      onRequest(c, req);
+    }
+    Exchange ex = exchange;
+    if (lastRead && ex != null) {
+      ex.requestComplete = true;
+    } else if (lastRead && skipUntilLast && !parked) {
+      skipUntilLast = false;
+      nextRequest();
+    }
+  }
+
   private void exchangeDone(boolean close, ChannelFuture lastWrite) {
     exchange = null;
     if (close || closing) {
@@ -462,7 +563,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private void nextRequest() {
     ChannelHandlerContext c = ctx;
-    if (c == null || closing) {
+    if (c == null || closing || parked) {
       return;
     }
     headTimer.awaitNext();
@@ -547,6 +648,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     long bufferedBytes;
     boolean requestComplete;
     boolean headRewritten;
+    @Nullable ChannelFuture cacheAnswered;
     boolean headSent;
     boolean done;
     boolean extraLoadCounted;
@@ -1069,6 +1171,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void fail(ProxyError error, String detail, @Nullable String scope, long retryAfter) {
       done = true;
+      CacheSupport cf = cacheFlow;
+      if (cf != null && headSent) {
+        cf.abort(error, detail); // a recording in progress is dropped, waiters are released
+      }
       cancelTimers();
       long now = px.ticker.read();
       cancelAttempts(Outcome.LOCAL_REJECTION, now);
@@ -1092,7 +1198,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       exchange = null;
       if (headSent) {
         closing = true;
-        client.close(); // the client saw a response head: a truncated body is the only honest end
+        ChannelFuture answered = cacheAnswered;
+        if (answered != null) {
+          answered.addListener(ChannelFutureListener.CLOSE); // the cache's answer is complete
+        } else {
+          client.close(); // the client saw a response head: a truncated body is the only honest end
+        }
         return;
       }
       local(error, detail, scope, retryAfter, keepAlive, !requestComplete, null);
@@ -1334,6 +1445,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           HttpHeaders h = out.headers();
           boolean framedByLength = h.contains(HttpHeaderNames.CONTENT_LENGTH);
           ForwardedHeaders.stripHopByHop(h);
+          // The cache may answer instead (a 304 merged into the stored entry, stale for a 5xx):
+          // then this origin response is read and dropped.
+          CacheSupport cf = cacheFlow;
+          FullHttpResponse alt = cf == null ? null : cf.onOriginHead(code, h, now);
           if (!framedByLength && mayHaveBody(resp.status())) {
             h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
           }
@@ -1357,7 +1472,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
           }
           headSent = true;
-          client.write(out, client.voidPromise());
+          if (alt != null) {
+            if (!keepAlive || closing) {
+              alt.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            }
+            responseStatus = alt.status().code();
+            cacheAnswered = client.writeAndFlush(alt);
+          } else {
+            client.write(out, client.voidPromise());
+          }
           if (!(msg instanceof HttpContent)) {
             return;
           }
@@ -1378,6 +1501,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             end(outcome, now);
             px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
             logRequest(responseStatus, now - startNanos, null);
+          }
+          ChannelFuture answered = cacheAnswered;
+          if (answered != null) {
+            ReferenceCountUtil.release(content);
+            if (last) {
+              succeed(this, answered);
+            }
+            return;
+          }
+          CacheSupport cf = cacheFlow;
+          if (cf != null) {
+            cf.onOriginContent(content, last);
           }
           ChannelFuture written = client.writeAndFlush(content);
           if (last) {

@@ -8,6 +8,7 @@ import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
@@ -29,6 +30,10 @@ final class ProxyContext {
   final Ticker ticker;
   final RandomSource random;
   final ProxyMetrics metrics;
+
+  /** The edge cache; routes with {@code cache: off} are not in it. */
+  final EdgeCache cache;
+
   final AtomicLong requestIds = new AtomicLong();
 
   /** Extra-load policies (retries, hedges) per origin pool, by name. */
@@ -67,7 +72,8 @@ final class ProxyContext {
       AdmissionController admission,
       ClientLimits clientLimits,
       OverloadMonitor overload,
-      IncidentMode incident) {
+      IncidentMode incident,
+      EdgeCache cache) {
     this.settings = settings;
     this.routes = routes;
     this.origins = Map.copyOf(origins);
@@ -87,6 +93,7 @@ final class ProxyContext {
       t.put(pool.name(), OriginTraffic.of(pool.settings(), random, settings.minUseful()));
     }
     this.traffic = Map.copyOf(t);
+    this.cache = cache;
   }
 
   /**

@@ -11,6 +11,7 @@ import dev.parapet.core.breaker.State;
 import dev.parapet.core.limit.LimitAlgorithm;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.overload.OverloadMonitor;
@@ -92,10 +93,51 @@ public final class ProxyServer implements AutoCloseable {
       Ticker ticker,
       RandomSource random,
       int threads) {
-    this(settings, routes, origins, ticker, random, threads, OverloadMonitor.disabled());
+    this(
+        settings,
+        routes,
+        origins,
+        EdgeCache.disabled(settings.name()),
+        ticker,
+        random,
+        threads,
+        OverloadMonitor.disabled());
+  }
+
+  /** A listener without an edge cache, with an overload monitor. */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      Ticker ticker,
+      RandomSource random,
+      int threads,
+      OverloadMonitor overload) {
+    this(
+        settings,
+        routes,
+        origins,
+        EdgeCache.disabled(settings.name()),
+        ticker,
+        random,
+        threads,
+        overload);
+  }
+
+  /** A listener with an edge cache, without an overload monitor. */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      EdgeCache cache,
+      Ticker ticker,
+      RandomSource random,
+      int threads) {
+    this(settings, routes, origins, cache, ticker, random, threads, OverloadMonitor.disabled());
   }
 
   /**
+   * @param cache the edge cache (its routes name the route ids that cache)
    * @param threads event loop threads (0: Netty's default, twice the CPUs)
    * @param overload the overload monitor; started and stopped with this server
    */
@@ -103,6 +145,7 @@ public final class ProxyServer implements AutoCloseable {
       ProxySettings settings,
       List<Route> routes,
       List<OriginSettings> origins,
+      EdgeCache cache,
       Ticker ticker,
       RandomSource random,
       int threads,
@@ -135,7 +178,7 @@ public final class ProxyServer implements AutoCloseable {
             TimeUnit.MILLISECONDS,
             512);
     try {
-      this.context = build(settings, routes, pools(origins), null, false).context();
+      this.context = build(settings, routes, pools(origins), cache, null, false).context();
     } catch (RuntimeException e) {
       timeouts.stop();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
@@ -159,6 +202,15 @@ public final class ProxyServer implements AutoCloseable {
    */
   public Reconfigured reconfigure(
       ProxySettings newSettings, List<Route> routes, List<OriginSettings> origins) {
+    return reconfigure(newSettings, routes, origins, context.cache);
+  }
+
+  /** {@link #reconfigure(ProxySettings, List, List)} with a new (or the same) edge cache. */
+  public Reconfigured reconfigure(
+      ProxySettings newSettings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      EdgeCache cache) {
     ProxySettings current = context.settings;
     if (!newSettings.name().equals(current.name())
         || !newSettings.listen().equals(current.listen())) {
@@ -176,7 +228,7 @@ public final class ProxyServer implements AutoCloseable {
     Built built;
     synchronized (this) {
       ProxyContext old = context;
-      built = build(newSettings, routes, pools(origins), old, false);
+      built = build(newSettings, routes, pools(origins), cache, old, false);
       context = built.context();
       this.routes = List.copyOf(routes);
       if (serverChannel != null) {
@@ -204,7 +256,7 @@ public final class ProxyServer implements AutoCloseable {
     }
     incident.set(on ? Instant.now() : null);
     ProxyContext old = context;
-    Built built = build(old.settings, routes, old.origins, old, true);
+    Built built = build(old.settings, routes, old.origins, old.cache, old, true);
     context = built.context();
     return new IncidentMode.Change(on, true, incident.since(), built.fresh(), built.keptTripped());
   }
@@ -226,7 +278,7 @@ public final class ProxyServer implements AutoCloseable {
       }
     }
     if (stale > 0) {
-      context = build(ctx.settings, routes, ctx.origins, ctx, true).context();
+      context = build(ctx.settings, routes, ctx.origins, ctx.cache, ctx, true).context();
     }
     return stale;
   }
@@ -253,6 +305,7 @@ public final class ProxyServer implements AutoCloseable {
       ProxySettings settings,
       List<Route> routes,
       Map<String, OriginPool> pools,
+      EdgeCache cache,
       @Nullable ProxyContext previous,
       boolean keepTripped) {
     for (Route r : routes) {
@@ -280,6 +333,9 @@ public final class ProxyServer implements AutoCloseable {
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
       }
     }
+    metrics.gauge(
+        "parapet.cache.size.bytes", "cache", cache.name(), cache.store()::weightedSizeBytes);
+    metrics.gauge("parapet.cache.entries", "cache", cache.name(), cache.store()::estimatedUris);
     int[] kept = new int[2];
     BreakerRegistry registry =
         new BreakerRegistry(
@@ -334,7 +390,8 @@ public final class ProxyServer implements AutoCloseable {
                 ? previous.clientLimits
                 : new ClientLimits(settings.admission().perClient().maxInflight()),
             overload,
-            incident);
+            incident,
+            cache);
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
 
@@ -477,6 +534,11 @@ public final class ProxyServer implements AutoCloseable {
   /** The listener's admission control (for the overload manager, the admin API and tests). */
   public AdmissionController admission() {
     return context.admission;
+  }
+
+  /** The edge cache in force. */
+  public EdgeCache cache() {
+    return context.cache;
   }
 
   /** The origin pools by name. */
