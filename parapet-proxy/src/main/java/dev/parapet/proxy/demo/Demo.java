@@ -302,6 +302,19 @@ final class Demo {
     rows.add(row("healthy route (/static/) p99", r -> millis(r.staticP99Millis()), runs));
     rows.add(
         row(
+            "sick route (/api/) p50 / p99",
+            r -> millis(r.apiP50Millis()) + " / " + millis(r.apiP99Millis()),
+            runs));
+    rows.add(
+        row(
+            "stale answers p99",
+            r -> {
+              Double p = r.staleP99Millis();
+              return p == null ? "n/a (none)" : millis(p);
+            },
+            runs));
+    rows.add(
+        row(
             "time to open (from brownout start)",
             r -> {
               if (r.mode() == null) {

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * @param succeeded answers with a 2xx status (fresh or stale)
  * @param stale of those, answers served stale ({@code Cache-Status: ... stale})
  * @param staticP99Millis p99 latency of the healthy route (/static/), from each request's due time
+ * @param apiP50Millis median latency of the API route (/api/), fresh or stale or failed
+ * @param apiP99Millis p99 latency of the API route (/api/), fresh or stale or failed
+ * @param staleP99Millis p99 latency of the stale answers, or null if there were none
  * @param timeToOpenMillis from the start of the brownout until a breaker on the API route left
  *     CLOSED (in shadow mode: would have opened), or null if none did
  * @param fastFails answers the edge or shield made itself because a breaker was open
@@ -36,6 +39,9 @@ record RunResult(
     long succeeded,
     long stale,
     double staticP99Millis,
+    double apiP50Millis,
+    double apiP99Millis,
+    @Nullable Double staleP99Millis,
     @Nullable Double timeToOpenMillis,
     long fastFails,
     @Nullable Double fastFailP99Millis,
@@ -65,6 +71,8 @@ record RunResult(
     long[] staticLatency = new long[r.count()];
     int statics = 0;
     long[] fastLatency = new long[r.count()];
+    long[] apiLatency = new long[r.count()];
+    long[] staleLatency = new long[r.count()];
     long heldNanos = 0;
     for (int i = 0; i < r.count(); i++) {
       boolean ok = r.status()[i] >= 200 && r.status()[i] < 300;
@@ -74,12 +82,12 @@ record RunResult(
         heldNanos += r.latencyNanos()[i];
       }
       if (r.stale()[i]) {
-        stale++;
+        staleLatency[(int) stale++] = r.latencyNanos()[i];
       }
       if (LoadGenerator.isStatic(i)) {
         staticLatency[statics++] = r.latencyNanos()[i];
       } else {
-        offeredApi++;
+        apiLatency[(int) offeredApi++] = r.latencyNanos()[i];
       }
       if (r.fastFail()[i]) {
         fastLatency[(int) fastFails++] = r.latencyNanos()[i];
@@ -95,6 +103,9 @@ record RunResult(
         succeeded,
         stale,
         p99Millis(staticLatency, statics),
+        quantileMillis(apiLatency, (int) offeredApi, 0.50),
+        p99Millis(apiLatency, (int) offeredApi),
+        stale == 0 ? null : p99Millis(staleLatency, (int) stale),
         timeToOpenMillis,
         fastFails,
         fastFails == 0 ? null : p99Millis(fastLatency, (int) fastFails),
@@ -103,12 +114,16 @@ record RunResult(
   }
 
   private static double p99Millis(long[] values, int n) {
+    return quantileMillis(values, n, 0.99);
+  }
+
+  private static double quantileMillis(long[] values, int n, double q) {
     if (n == 0) {
       return 0;
     }
     long[] v = Arrays.copyOf(values, n);
     Arrays.sort(v);
-    int at = (int) Math.ceil(0.99 * n) - 1;
+    int at = (int) Math.ceil(q * n) - 1;
     return v[Math.max(0, at)] / 1e6;
   }
 

@@ -1058,10 +1058,8 @@ final class CacheSupport {
       if (ticket.permit().isActive()) {
         if (o != null && o.kind() == Outcome.Kind.SUCCESS) {
           ticket.permit().onSuccess(now);
-        } else if (o != null && o.kind() == Outcome.Kind.FAILURE) {
-          ticket.permit().onDropped(now);
         } else {
-          ticket.permit().onIgnore(now);
+          ticket.permit().onIgnore(now); // origin trouble is the breaker's business
         }
       }
       Channel ch = origin;

@@ -1123,10 +1123,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       cancelTimers();
       long now = px.ticker.read();
       a.finish(a.originKeepAlive && requestComplete);
+      // Only healthy answers teach the limit: a slow or failing origin is its breaker's business,
+      // and letting its latency shrink the listener-wide limit would starve healthy routes.
       if (a.outcome.kind() == Outcome.Kind.SUCCESS) {
         ticket.permit().onSuccess(now);
       } else {
-        ticket.permit().onDropped(now);
+        ticket.permit().onIgnore(now);
       }
       endExtraLoad();
       exchangeDone(!keepAlive || !requestComplete, lastWrite);
@@ -1179,17 +1181,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       long now = px.ticker.read();
       cancelAttempts(Outcome.LOCAL_REJECTION, now);
       if (ticket.permit().isActive()) {
-        boolean originTrouble =
-            error == ProxyError.RESPONSE_TIMEOUT
-                || error == ProxyError.CONNECT_TIMEOUT
-                || error == ProxyError.CONNECTION_REFUSED
-                || error == ProxyError.CONNECTION_TERMINATED
-                || error == ProxyError.MALFORMED_RESPONSE;
-        if (originTrouble) {
-          ticket.permit().onDropped(now);
-        } else {
-          ticket.permit().onIgnore(now);
-        }
+        ticket.permit().onIgnore(now); // see succeed(): origin trouble does not teach the limit
       } else {
         px.admission.cancel(ticket);
       }
