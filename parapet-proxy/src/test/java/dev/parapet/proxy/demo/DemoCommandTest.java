@@ -48,11 +48,13 @@ class DemoCommandTest {
     assertThat(enforced.mode()).isEqualTo(Mode.ENFORCE);
     // Same timeline, same load.
     assertThat(enforced.offeredApi()).isEqualTo(shadow.offeredApi()).isPositive();
-    // Shadow mode rejects nothing: (nearly) every API request is tried on the origin.
-    assertThat(shadow.apiAttempts()).isGreaterThanOrEqualTo(shadow.offeredApi() * 9 / 10);
+    // Shadow mode rejects nothing: every API request the edge cache cannot answer (1 s TTL) is
+    // tried on the origin, and no breaker answers.
+    assertThat(shadow.apiAttempts()).isPositive();
     assertThat(shadow.fastFails()).isZero();
-    // Enforcing, the open breaker answers for the origin while it is down.
-    assertThat(enforced.fastFails()).isPositive();
+    // Enforcing, the open breaker answers for the origin while it is down (with a stale copy
+    // from the edge cache, or a fast 503), and the origin gets fewer attempts.
+    assertThat(enforced.fastFails() + enforced.stale()).isPositive();
     assertThat(enforced.apiAttempts()).isLessThan(shadow.apiAttempts());
     // The healthy route kept answering in both runs.
     assertThat(shadow.succeeded()).isGreaterThanOrEqualTo(shadow.offered() - shadow.offeredApi());
