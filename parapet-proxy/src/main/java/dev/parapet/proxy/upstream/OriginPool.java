@@ -296,9 +296,11 @@ public final class OriginPool {
                 e.ejectedHosts(),
                 e.hostCount());
       }
+      // Debug only: a pool of one or two hosts can never eject (max_ejected), and would otherwise
+      // log this on every failing interval.
       case EJECTION_SKIPPED ->
           org.slf4j.LoggerFactory.getLogger("parapet.outlier")
-              .warn(
+              .debug(
                   "origin {} host {} not ejected ({}): max_ejected reached",
                   name(),
                   id,
