@@ -166,10 +166,10 @@ public final class OpenLoopLoad {
           .next()
           .submit(() ->
               new Result(
-                  sent,
+                  sent - measuredFrom,
                   completed,
                   errors,
-                  (finished - start) / 1e9,
+                  (finished - start - measuredFrom * intervalNanos) / 1e9,
                   Map.copyOf(statuses),
                   latency.copy()))
           .get();
@@ -203,6 +203,14 @@ public final class OpenLoopLoad {
 
     void done(Channel ch, int status) {
       Long dueAt = ch.attr(Responses.DUE).get();
+      if (dueAt != null && (dueAt - start) / intervalNanos < measuredFrom) {
+        warm++; // a warm-up request: sent, not measured
+        if (ch.isActive()) {
+          idle.add(ch);
+        }
+        drain();
+        return;
+      }
       if (dueAt != null) {
         latency.recordValue(
             Math.min(latency.getHighestTrackableValue(), System.nanoTime() - dueAt));
