@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Edge cache beside nginx proxy_cache in one run, on loopback only:
+#   1. cache-hit throughput and latency: 1 KiB responses that are fresh for an hour
+#      (wrk -t1 -c50, several alternating rounds);
+#   2. stale serving while the origin is down: responses fresh for 1 s, the origin stopped, each
+#      proxy serves its stale copy (Parapet: stale-if-error; nginx: proxy_cache_use_stale);
+#      open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission) and wrk.
+# Prints markdown tables for docs/benchmarks.md. Installs nginx and wrk from Debian's packages when
+# missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
+#
+#   parapet-bench/bench/cache-vs-nginx.sh [seconds per round, default 10] [rounds, default 3] [open-loop rate, default 2000]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=../../bin/java-env.sh
+. "$root/bin/java-env.sh"
+secs=${1:-10}
+rounds=${2:-3}
+open_rate=${3:-2000}
+work=$(mktemp -d "${TMPDIR:-/tmp}/parapet-cache-bench.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  [ -f "$work/origin.pid" ] && kill "$(cat "$work/origin.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+[ -x /usr/sbin/nginx ] || need+=(nginx)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]} ..." >&2
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+ORIGIN=19101 NGINX=18180 PARAPET=18181 ADMIN=18991
+mkdir -p "$work/www/hot" "$work/www/stale" "$work/logs" "$work/cache"
+chmod 777 "$work" "$work/cache"
+head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/hot/1k"
+head -c 1024 /dev/zero | tr '\0' 'y' > "$work/www/stale/1k"
+chmod -R a+rX "$work/www"
+
+cat > "$work/origin.conf" <<CONF
+worker_processes 1;
+pid $work/origin.pid;
+error_log $work/logs/origin-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$ORIGIN;
+    root $work/www;
+    location /hot/ { expires 1h; }
+    location /stale/ { expires 1s; }
+  }
+}
+CONF
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  proxy_cache_path $work/cache levels=1:2 keys_zone=edge:16m max_size=256m inactive=10m use_temp_path=off;
+  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_connect_timeout 250ms;
+      proxy_read_timeout 3s;
+      proxy_cache edge;
+      proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
+      proxy_cache_lock on;
+      add_header X-Cache-Status \$upstream_cache_status;
+    }
+  }
+}
+CONF
+cat > "$work/parapet.yaml" <<CONF
+name: bench
+listen: 127.0.0.1:$PARAPET
+admin: {listen: 127.0.0.1:$ADMIN}
+cache: {max_size: 256MiB, stale_if_error: 300s, stale_while_revalidate: 0s}
+origins:
+  origin:
+    hosts: [127.0.0.1:$ORIGIN]
+    timeout: 3s
+routes:
+  - match: {prefix: /}
+    origin: origin
+CONF
+
+/usr/sbin/nginx -c "$work/origin.conf" -p "$work"
+/usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
+(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
+java -Xms512m -Xmx512m ${PARAPET_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$root/parapet-proxy/target/parapet.jar" \
+  run -c "$work/parapet.yaml" --threads 1 >"$work/logs/parapet.log" 2>&1 &
+pids+=($!)
+ppid=$!
+for _ in $(seq 1 100); do curl -sf "127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+curl -sf "127.0.0.1:$PARAPET/hot/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+curl -sf "127.0.0.1:$NGINX/hot/1k" >/dev/null
+hit_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
+hit_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')
+
+run_wrk() { # name port path -> "rps p50 p99 non2xx"
+  local out rps p50 p99 non2xx
+  out=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$2$3" 2>&1)
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+  echo "$1 $rps $p50 $p99 ${non2xx:-0}"
+}
+openloop() { # name url rate
+  java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 \
+    | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
+}
+
+echo "warming up Parapet's JIT ..." >&2
+wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/hot/1k" >/dev/null 2>&1
+hits=()
+for r in $(seq 1 "$rounds"); do
+  hits+=("$(run_wrk "nginx proxy_cache" $NGINX /hot/1k)")
+  hits+=("$(run_wrk "parapet cache" $PARAPET /hot/1k)")
+done
+hit_rows=()
+hit_rows+=("$(openloop "nginx proxy_cache (hit)" "http://127.0.0.1:$NGINX/hot/1k" "$open_rate")")
+hit_rows+=("$(openloop "parapet cache (hit)" "http://127.0.0.1:$PARAPET/hot/1k" "$open_rate")")
+
+# Stale: fill both caches with the 1 s object, stop the origin, let the copies go stale.
+curl -sf "127.0.0.1:$NGINX/stale/1k" >/dev/null
+curl -sf "127.0.0.1:$PARAPET/stale/1k" >/dev/null
+kill "$(cat "$work/origin.pid")"; rm -f "$work/origin.pid"
+sleep 2
+stale_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/stale/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
+stale_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/stale/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')
+stale_rows=()
+stale_rows+=("$(openloop "nginx (origin down, stale)" "http://127.0.0.1:$NGINX/stale/1k" "$open_rate")")
+stale_rows+=("$(openloop "parapet (origin down, stale)" "http://127.0.0.1:$PARAPET/stale/1k" "$open_rate")")
+stale_wrk=()
+stale_wrk+=("$(run_wrk "nginx (origin down, stale)" $NGINX /stale/1k)")
+stale_wrk+=("$(run_wrk "parapet (origin down, stale)" $PARAPET /stale/1k)")
+rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
+cache_metrics=$(curl -s "127.0.0.1:$ADMIN/metrics" | grep '^parapet_cache_total' | tr '\n' ' ')
+
+echo
+echo "Cache hits, closed loop (wrk -t1 -c50 -d${secs}s, 1 KiB, keep-alive):"
+echo
+echo "| target | round | req/s | p50 | p99 | non-2xx |"
+echo "|---|---:|---:|---:|---:|---:|"
+i=0
+for line in "${hits[@]}"; do
+  set -- $line
+  name="$1 $2"; shift 2
+  echo "| $name | $(( i / 2 + 1 )) | $1 | $2 | $3 | $4 |"
+  i=$((i + 1))
+done
+echo
+echo "Open loop, ${secs}s at a fixed rate, 32 connections (ms from when each request was due):"
+echo
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+for line in "${hit_rows[@]}" "${stale_rows[@]}"; do echo "$line"; done
+echo
+echo "Stale while the origin is down, closed loop:"
+echo
+echo "| target | req/s | p50 | p99 | non-2xx |"
+echo "|---|---:|---:|---:|---:|"
+for line in "${stale_wrk[@]}"; do
+  set -- $line
+  echo "| $1 $2 $3 $4 | $5 | $6 | $7 | $8 |"
+done
+echo
+echo "Hit marks: Parapet '$hit_parapet', nginx '$hit_nginx'. Stale marks: Parapet '$stale_parapet', nginx '$stale_nginx'."
+echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m). $cache_metrics"
+echo "nginx 1 worker, Parapet --threads 1; origin: nginx static files (expires 1h / 1s)."
