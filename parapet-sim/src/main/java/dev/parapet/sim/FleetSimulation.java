@@ -17,7 +17,6 @@ import dev.parapet.core.retry.ExtraLoadBudget;
 import dev.parapet.core.retry.RetryAfter;
 import dev.parapet.core.retry.RetryBudget;
 import dev.parapet.core.retry.RetryPolicy;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.sim.Series.Col;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -59,7 +58,7 @@ final class FleetSimulation {
   private final Scenario sc;
   private final Variant v;
   private final Engine engine;
-  private final RandomSource random;
+  private final SimRandom random;
   private final Series series;
   private final Server[] servers;
   private final OutcomeClassifier classifier;
@@ -204,23 +203,62 @@ final class FleetSimulation {
         series.set(sec, Col.BREAKERS_NOT_CLOSED, notClosed);
       }
       double perTick = sc.ratePerServer() * sc.tickMillis() / 1000.0;
-      int slot = (int) ((now / tickNanos) % HEALTHY_RING);
+      int slot = (int) ((now / tickNanos) & (HEALTHY_RING - 1));
+      long tickIndex = now / tickNanos;
+      long released = 0;
+      long offered = 0;
+      long sickOffered = 0;
+      long noWorker = 0;
+      long healthyMs = 0;
+      double sickShare = sc.sickShare();
+      int workers = sc.workersPerServer();
+      // The per-arrival loop runs 1.8 billion times in fleet-300: its counters are summed locally
+      // and written to the series once per tick (the same sums, in fewer memory round trips).
       for (Server s : servers) {
         int done = s.healthyDue[slot];
         if (done > 0) {
           s.healthyDue[slot] = 0;
           s.busy -= done;
-          series.add(sec, Col.ANSWERED, done);
-          series.add(sec, Col.USER_OK, done);
-          series.add(sec, Col.HEALTHY_USER_OK, done);
+          released += done;
         }
         s.arrivals += perTick;
         int n = (int) s.arrivals;
         s.arrivals -= n;
+        offered += n;
         for (int i = 0; i < n; i++) {
-          arrive(s, now, sec);
+          s.sickAcc += sickShare;
+          boolean sick = s.sickAcc >= 1.0;
+          if (sick) {
+            s.sickAcc -= 1.0;
+            sickOffered++;
+          }
+          if (s.busy >= workers) {
+            noWorker++;
+            continue;
+          }
+          s.busy++;
+          if (!sick) {
+            // Released at the first tick at or after its latency (at least the next tick); held
+            // at most the ring's length.
+            int k = random.nextInt(HEALTHY_SAMPLES);
+            s.healthyDue[(int) ((tickIndex + healthyTicks[k]) & (HEALTHY_RING - 1))]++;
+            healthyMs += healthyMillis[k];
+            continue;
+          }
+          Request r = obtain(s, now);
+          if (s.budget != null) {
+            s.budget.requestStarted();
+          }
+          startAttempt(r, now);
         }
       }
+      series.add(sec, Col.ANSWERED, released + noWorker);
+      series.add(sec, Col.USER_OK, released);
+      series.add(sec, Col.HEALTHY_USER_OK, released);
+      series.add(sec, Col.OFFERED, offered);
+      series.add(sec, Col.SICK_OFFERED, sickOffered);
+      series.add(sec, Col.NO_WORKER, noWorker);
+      series.add(sec, Col.WS_EDGE_MS, healthyMs);
       if (now + tickNanos - endNanos < 0) {
         engine.schedule(this, now + tickNanos);
       }
@@ -249,41 +287,24 @@ final class FleetSimulation {
     }
 
     @Override
+    long touch() {
+      long t = at + step;
+      if (permit != null && permit.isActive()) {
+        t++;
+      }
+      if (slot != null && slot.isHeld()) {
+        t++;
+      }
+      return t;
+    }
+
+    @Override
     void fire(long now) {
       switch (step) {
         case ATTEMPT_DONE -> attemptDone(this, now);
         default -> startAttempt(this, now);
       }
     }
-  }
-
-  private void arrive(Server s, long now, int sec) {
-    series.add(sec, Col.OFFERED, 1);
-    s.sickAcc += sc.sickShare();
-    boolean sick = s.sickAcc >= 1.0;
-    if (sick) {
-      s.sickAcc -= 1.0;
-      series.add(sec, Col.SICK_OFFERED, 1);
-    }
-    if (s.busy >= sc.workersPerServer()) {
-      series.add(sec, Col.NO_WORKER, 1);
-      series.add(sec, Col.ANSWERED, 1);
-      return;
-    }
-    s.busy++;
-    if (!sick) {
-      // Released at the first tick at or after its latency (at least the next tick); held at most
-      // the ring's length.
-      int k = (int) random.nextLong(HEALTHY_SAMPLES);
-      s.healthyDue[(int) ((now / tickNanos + healthyTicks[k]) % HEALTHY_RING)]++;
-      series.add(sec, Col.WS_EDGE_MS, healthyMillis[k]);
-      return;
-    }
-    Request r = obtain(s, now);
-    if (s.budget != null) {
-      s.budget.requestStarted();
-    }
-    startAttempt(r, now);
   }
 
   private Request obtain(Server s, long now) {
