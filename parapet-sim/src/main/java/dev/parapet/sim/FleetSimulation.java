@@ -442,6 +442,7 @@ final class FleetSimulation {
       series.add(sec, Col.SICK_USER_OK, 1);
     }
     series.add(sec, Col.WS_EDGE_MS, (now - r.start) / 1_000_000L);
+    series.addLatency(sec, now - r.start);
     BudgetSlot slot = r.slot;
     if (slot != null && slot.isHeld()) {
       slot.release();

@@ -118,6 +118,15 @@ record RunResult(
     return -1;
   }
 
+  /**
+   * The {@code q} quantile of the time from arrival to answer of requests to the origin under test
+   * that got a worker (fast fails included), during the fault phases, in milliseconds.
+   */
+  double faultLatencyMillis(double q) {
+    return series.latencyQuantileMillis(
+        phaseStartSecond(faultFirstPhase()), phaseEndSecond(faultLastPhase()), q);
+  }
+
   long maxProbesPerSecond() {
     return series.max(Col.PROBES, 0, series.seconds());
   }
