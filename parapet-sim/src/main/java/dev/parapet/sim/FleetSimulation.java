@@ -54,6 +54,7 @@ final class FleetSimulation {
   private static final double HEALTHY_SIGMA = 0.3;
   private static final int HEALTHY_RING = 1024;
   private static final int HEALTHY_SAMPLES = 4096;
+  private static final int ORIGIN_SAMPLES = 16384;
 
   private final Scenario sc;
   private final Variant v;
@@ -65,10 +66,15 @@ final class FleetSimulation {
   private final long endNanos;
   private final long tickNanos;
   private final long[] phaseEnds;
-  // Healthy-route latencies: drawn once per run from the seeded source, then picked at random per
-  // request (an empirical distribution of 4,096 log-normal draws; cheaper than exp() per request).
-  private final int[] healthyTicks = new int[HEALTHY_SAMPLES];
-  private final long[] healthyMillis = new long[HEALTHY_SAMPLES];
+  // Healthy-route holds: 4,096 seeded log-normal draws, grouped by the tick that releases them
+  // (released at the first tick at or after the latency, at least the next one, at most the ring's
+  // length): the ticks, their share and their mean hold in ms.
+  private final int[] healthyBinTicks;
+  private final double[] healthyBinShare;
+  private final double[] healthyBinMeanMs;
+  // Origin latencies: per phase, ORIGIN_SAMPLES seeded log-normal values (median × e^(σ·z)), picked
+  // at random per attempt: one draw and a load instead of a Gaussian and an exp().
+  private final double[][] originNanos;
 
   private int phase;
   private int currentSecond = -1;
@@ -95,13 +101,47 @@ final class FleetSimulation {
     for (int i = 0; i < phaseEnds.length; i++) {
       phaseEnds[i] = (long) ((sc.phaseStart(i) + sc.timeline().get(i).seconds()) * SECOND);
     }
+    int[] countByTick = new int[HEALTHY_RING];
+    long[] msByTick = new long[HEALTHY_RING];
     for (int i = 0; i < HEALTHY_SAMPLES; i++) {
-      long latency = lognormalNanos(sc.healthyMedianMillis(), HEALTHY_SIGMA, 1.0);
-      // Released at the first tick at or after its latency (at least the next tick), held at most
-      // the ring's length.
-      healthyTicks[i] =
+      double z = engine.nextGaussian();
+      long latency =
+          Math.max(
+              1L, (long) (sc.healthyMedianMillis() * 1_000_000.0 * Math.exp(HEALTHY_SIGMA * z)));
+      int ticks =
           (int) Math.min(HEALTHY_RING - 1, Math.max(1, (latency + tickNanos - 1) / tickNanos));
-      healthyMillis[i] = latency / 1_000_000L;
+      countByTick[ticks]++;
+      msByTick[ticks] += latency / 1_000_000L;
+    }
+    int bins = 0;
+    for (int c : countByTick) {
+      bins += c > 0 ? 1 : 0;
+    }
+    this.healthyBinTicks = new int[bins];
+    this.healthyBinShare = new double[bins];
+    this.healthyBinMeanMs = new double[bins];
+    for (int t = 0, b = 0; t < HEALTHY_RING; t++) {
+      if (countByTick[t] > 0) {
+        healthyBinTicks[b] = t;
+        healthyBinShare[b] = (double) countByTick[t] / HEALTHY_SAMPLES;
+        healthyBinMeanMs[b] = (double) msByTick[t] / countByTick[t];
+        b++;
+      }
+    }
+    // A stream of its own, so the table does not shift the run's draws.
+    Engine tableSource = new Engine(seed ^ 0x632be59bd9b4e019L);
+    double[] z = new double[ORIGIN_SAMPLES];
+    for (int i = 0; i < ORIGIN_SAMPLES; i++) {
+      z[i] = tableSource.nextGaussian();
+    }
+    this.originNanos = new double[sc.timeline().size()][];
+    for (int i = 0; i < originNanos.length; i++) {
+      OriginPhase p = sc.timeline().get(i);
+      double[] table = new double[ORIGIN_SAMPLES];
+      for (int k = 0; k < ORIGIN_SAMPLES; k++) {
+        table[k] = p.medianMillis() * 1_000_000.0 * Math.exp(p.sigma() * z[k]);
+      }
+      originNanos[i] = table;
     }
     this.servers = new Server[sc.servers()];
     BreakerListener listener =
@@ -156,6 +196,9 @@ final class FleetSimulation {
     double arrivals;
     double sickAcc;
     int busy;
+    // Healthy-route release apportionment, per release bin (see releaseHealthy).
+    final double[] healthyCredit = new double[healthyBinTicks.length];
+    final long[] healthyCount = new long[healthyBinTicks.length];
     // Healthy-route requests due to finish, by tick (a ring of counts): they never touch the core,
     // so they are not individual events; each only holds a worker until its tick.
     final int[] healthyDue = new int[HEALTHY_RING];
@@ -209,11 +252,12 @@ final class FleetSimulation {
       long offered = 0;
       long sickOffered = 0;
       long noWorker = 0;
-      long healthyMs = 0;
+      double healthyMs = 0;
+      int healthy = 0;
       double sickShare = sc.sickShare();
       int workers = sc.workersPerServer();
-      // The per-arrival loop runs 1.8 billion times in fleet-300: its counters are summed locally
-      // and written to the series once per tick (the same sums, in fewer memory round trips).
+      // 1.8 billion arrivals in fleet-300: counters are summed locally and written once per tick,
+      // and healthy-route arrivals are counted, not looped over, when no arrival can be refused.
       for (Server s : servers) {
         int done = s.healthyDue[slot];
         if (done > 0) {
@@ -225,31 +269,38 @@ final class FleetSimulation {
         int n = (int) s.arrivals;
         s.arrivals -= n;
         offered += n;
-        for (int i = 0; i < n; i++) {
-          s.sickAcc += sickShare;
-          boolean sick = s.sickAcc >= 1.0;
-          if (sick) {
-            s.sickAcc -= 1.0;
-            sickOffered++;
+        if (s.busy + n <= workers) {
+          // Every arrival gets a worker (answers only free workers): no need to interleave them.
+          double acc = s.sickAcc + n * sickShare;
+          int sick = Math.min(n, (int) acc);
+          s.sickAcc = acc - sick;
+          sickOffered += sick;
+          healthy += n - sick;
+          s.busy += n - sick;
+          for (int i = 0; i < sick; i++) {
+            arriveSick(s, now);
           }
-          if (s.busy >= workers) {
-            noWorker++;
-            continue;
+        } else {
+          for (int i = 0; i < n; i++) {
+            s.sickAcc += sickShare;
+            boolean sick = s.sickAcc >= 1.0;
+            if (sick) {
+              s.sickAcc -= 1.0;
+              sickOffered++;
+            }
+            if (s.busy >= workers) {
+              noWorker++;
+            } else if (sick) {
+              arriveSick(s, now);
+            } else {
+              s.busy++;
+              healthy++;
+            }
           }
-          s.busy++;
-          if (!sick) {
-            // Released at the first tick at or after its latency (at least the next tick); held
-            // at most the ring's length.
-            int k = random.nextInt(HEALTHY_SAMPLES);
-            s.healthyDue[(int) ((tickIndex + healthyTicks[k]) & (HEALTHY_RING - 1))]++;
-            healthyMs += healthyMillis[k];
-            continue;
-          }
-          Request r = obtain(s, now);
-          if (s.budget != null) {
-            s.budget.requestStarted();
-          }
-          startAttempt(r, now);
+        }
+        if (healthy > 0) {
+          healthyMs += releaseHealthy(s, healthy, tickIndex);
+          healthy = 0;
         }
       }
       series.add(sec, Col.ANSWERED, released + noWorker);
@@ -258,7 +309,7 @@ final class FleetSimulation {
       series.add(sec, Col.OFFERED, offered);
       series.add(sec, Col.SICK_OFFERED, sickOffered);
       series.add(sec, Col.NO_WORKER, noWorker);
-      series.add(sec, Col.WS_EDGE_MS, healthyMs);
+      series.add(sec, Col.WS_EDGE_MS, Math.round(healthyMs));
       if (now + tickNanos - endNanos < 0) {
         engine.schedule(this, now + tickNanos);
       }
@@ -307,6 +358,65 @@ final class FleetSimulation {
     }
   }
 
+  /**
+   * Spreads {@code n} healthy-route requests admitted in this tick over the ticks that release
+   * them, in the proportions of the latency table, without a draw per request: each release bin
+   * holds a credit that grows by n × its share; a bin releases the whole part of its credit, and
+   * the last few requests (or the excess) go to the bins with the largest (smallest) remainder
+   * (largest-remainder apportionment with carry: exact totals, exact shares over time, no bin
+   * starved, the same every run). Returns their worker-milliseconds.
+   */
+  private double releaseHealthy(Server s, int n, long tickIndex) {
+    double[] credit = s.healthyCredit;
+    long[] count = s.healthyCount;
+    int bins = credit.length;
+    long assigned = 0;
+    for (int b = 0; b < bins; b++) {
+      credit[b] += n * healthyBinShare[b];
+      count[b] = Math.max(0, (long) Math.floor(credit[b]));
+      assigned += count[b];
+    }
+    while (assigned < n) {
+      int best = 0;
+      for (int b = 1; b < bins; b++) {
+        if (credit[b] - count[b] > credit[best] - count[best]) {
+          best = b;
+        }
+      }
+      count[best]++;
+      assigned++;
+    }
+    while (assigned > n) {
+      int worst = -1;
+      for (int b = 0; b < bins; b++) {
+        if (count[b] > 0 && (worst < 0 || credit[b] - count[b] < credit[worst] - count[worst])) {
+          worst = b;
+        }
+      }
+      count[worst]--;
+      assigned--;
+    }
+    double ms = 0;
+    for (int b = 0; b < bins; b++) {
+      long c = count[b];
+      credit[b] -= c;
+      if (c > 0) {
+        s.healthyDue[(int) ((tickIndex + healthyBinTicks[b]) & (HEALTHY_RING - 1))] += (int) c;
+        ms += c * healthyBinMeanMs[b];
+      }
+    }
+    return ms;
+  }
+
+  private void arriveSick(Server s, long now) {
+    s.busy++;
+    Request r = obtain(s, now);
+    if (s.budget != null) {
+      s.budget.requestStarted();
+    }
+    startAttempt(r, now);
+  }
+
   private Request obtain(Server s, long now) {
     Request r = s.free.pollFirst();
     if (r == null) {
@@ -317,11 +427,6 @@ final class FleetSimulation {
     r.permitted = false;
     r.outcome = Outcome.SUCCESS;
     return r;
-  }
-
-  private long lognormalNanos(double medianMillis, double sigma, double factor) {
-    double z = sigma == 0 ? 0 : engine.nextGaussian();
-    return Math.max(1L, (long) (medianMillis * 1_000_000.0 * Math.exp(sigma * z) * factor));
   }
 
   private void startAttempt(Request r, long now) {
@@ -363,7 +468,8 @@ final class FleetSimulation {
       hold = timeout;
       outcome = Outcome.TIMEOUT;
     } else {
-      long latency = lognormalNanos(p.medianMillis(), p.sigma(), loadFactor);
+      long latency =
+          Math.max(1L, (long) (originNanos[phase][random.nextInt(ORIGIN_SAMPLES)] * loadFactor));
       if (latency > timeout) {
         hold = timeout;
         outcome = Outcome.TIMEOUT;
