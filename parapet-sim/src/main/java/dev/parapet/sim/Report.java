@@ -191,6 +191,9 @@ final class Report {
     if (Double.isNaN(millis)) {
       return "-";
     }
+    if (millis < 1) {
+      return "<1ms";
+    }
     return millis >= 1000
         ? String.format(Locale.ROOT, "%.2fs", millis / 1000)
         : String.format(Locale.ROOT, "%.1fms", millis);
