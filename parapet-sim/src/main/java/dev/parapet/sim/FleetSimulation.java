@@ -9,6 +9,7 @@ import dev.parapet.core.breaker.Permit;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.breaker.TransitionEvent;
+import dev.parapet.core.limit.ConcurrencyGate;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.outcome.SlowCallThreshold;
@@ -66,6 +67,11 @@ final class FleetSimulation {
   private final long endNanos;
   private final long tickNanos;
   private final long[] phaseEnds;
+  // The variant's timeouts, read per attempt (the variant keeps them as a List<Long>).
+  private final long edgeTimeout;
+  private final long shieldTimeout;
+  private final long connectorTimeout;
+  private final boolean threeTiers;
   // Healthy-route holds: 4,096 seeded log-normal draws, grouped by the tick that releases them
   // (released at the first tick at or after the latency, at least the next one, at most the ring's
   // length): the ticks, their share and their mean hold in ms.
@@ -97,6 +103,10 @@ final class FleetSimulation {
             .withSlowCalls(
                 SlowCallThreshold.absolute(
                     Duration.ofNanos((long) (sc.slowThresholdMillis() * 1_000_000L))));
+    this.edgeTimeout = v.edgeTimeoutNanos();
+    this.shieldTimeout = v.tierTimeoutNanos(1);
+    this.connectorTimeout = v.connectorTimeoutNanos();
+    this.threeTiers = v.tierTimeoutsMillis().size() == 3;
     this.phaseEnds = new long[sc.timeline().size()];
     for (int i = 0; i < phaseEnds.length; i++) {
       phaseEnds[i] = (long) ((sc.phaseStart(i) + sc.timeline().get(i).seconds()) * SECOND);
@@ -193,6 +203,7 @@ final class FleetSimulation {
     final @Nullable CircuitBreaker breaker;
     final @Nullable ExtraLoadBudget budget;
     final @Nullable RetryPolicy retry;
+    final @Nullable ConcurrencyGate gate;
     double arrivals;
     double sickAcc;
     int busy;
@@ -221,6 +232,8 @@ final class FleetSimulation {
         this.budget = null;
         this.retry = null;
       }
+      LimitSpec limit = v.limit();
+      this.gate = limit == null ? null : new ConcurrencyGate(limit.create(random));
       this.arrivals = random.nextDouble();
       this.sickAcc = random.nextDouble();
     }
@@ -239,10 +252,16 @@ final class FleetSimulation {
         attemptsThisSecond = 0;
         currentSecond = sec;
         long busy = 0;
+        long limits = 0;
         for (Server s : servers) {
           busy += s.busy;
+          ConcurrencyGate g = s.gate;
+          if (g != null) {
+            limits += g.limit();
+          }
         }
         series.set(sec, Col.BUSY_WORKERS, busy);
+        series.set(sec, Col.LIMIT, limits);
         series.set(sec, Col.BREAKERS_NOT_CLOSED, notClosed);
       }
       double perTick = sc.ratePerServer() * sc.tickMillis() / 1000.0;
@@ -324,6 +343,7 @@ final class FleetSimulation {
     long start;
     final @Nullable Permit permit;
     final @Nullable BudgetSlot slot;
+    final dev.parapet.core.limit.@Nullable Permit slotPermit;
     int step;
     int attempts;
     boolean permitted;
@@ -335,6 +355,7 @@ final class FleetSimulation {
       this.start = start;
       this.permit = server.breaker != null ? new Permit() : null;
       this.slot = server.budget != null ? new BudgetSlot() : null;
+      this.slotPermit = server.gate != null ? new dev.parapet.core.limit.Permit() : null;
     }
 
     @Override
@@ -431,18 +452,29 @@ final class FleetSimulation {
 
   private void startAttempt(Request r, long now) {
     int sec = second(now);
-    long remaining = r.start + v.edgeTimeoutNanos() - now;
+    long remaining = r.start + edgeTimeout - now;
     if (remaining <= 0) {
       finish(r, false, now);
       return;
     }
     r.permitted = false;
+    // The concurrency limiter first (it guards all origin-bound work), then the breaker.
+    ConcurrencyGate gate = r.server.gate;
+    dev.parapet.core.limit.Permit slotPermit = r.slotPermit;
+    if (gate != null && slotPermit != null && !gate.tryAcquire(slotPermit, now)) {
+      series.add(sec, Col.SHED, 1);
+      finish(r, false, now);
+      return;
+    }
     CircuitBreaker breaker = r.server.breaker;
     Permit permit = r.permit;
     if (breaker != null && permit != null) {
       Decision d = breaker.tryAcquire(permit, now);
       if (!d.isPermitted()) {
         series.add(sec, Col.FAST_FAIL, 1);
+        if (slotPermit != null && slotPermit.isActive()) {
+          slotPermit.onIgnore(now); // no attempt: says nothing about the origin
+        }
         finish(r, false, now);
         return;
       }
@@ -457,7 +489,7 @@ final class FleetSimulation {
     if (r.attempts > 1) {
       series.add(sec, Col.RETRIES, 1);
     }
-    long timeout = Math.min(v.connectorTimeoutNanos(), remaining);
+    long timeout = Math.min(connectorTimeout, remaining);
     OriginPhase p = sc.timeline().get(phase);
     long hold;
     Outcome outcome;
@@ -488,14 +520,23 @@ final class FleetSimulation {
   private void attemptDone(Request r, long now) {
     int sec = second(now);
     long hold = now - r.attemptStart;
-    if (v.tierTimeoutsMillis().size() == 3) {
+    if (threeTiers) {
       // The connector waits for the origin; the shield waits for the connector.
       series.add(sec, Col.WS_CONNECTOR_MS, hold / 1_000_000L);
-      series.add(sec, Col.WS_SHIELD_MS, Math.min(hold, v.tierTimeoutNanos(1)) / 1_000_000L);
+      series.add(sec, Col.WS_SHIELD_MS, Math.min(hold, shieldTimeout) / 1_000_000L);
     }
     Permit permit = r.permit;
     if (r.permitted && permit != null) {
       permit.onOutcome(r.outcome, now);
+    }
+    dev.parapet.core.limit.Permit slotPermit = r.slotPermit;
+    if (slotPermit != null && slotPermit.isActive()) {
+      // Timeouts, refusals and 5xx are congestion signals for the limit algorithm.
+      if (r.outcome.isFailure()) {
+        slotPermit.onDropped(now);
+      } else {
+        slotPermit.onSuccess(now);
+      }
     }
     BudgetSlot slot = r.slot;
     if (slot != null && slot.isHeld()) {
@@ -523,11 +564,7 @@ final class FleetSimulation {
             policy == null || slot == null
                 ? -1
                 : policy.decide(
-                    r.attempts,
-                    false,
-                    RetryAfter.ABSENT,
-                    r.start + v.edgeTimeoutNanos() - now,
-                    slot);
+                    r.attempts, false, RetryAfter.ABSENT, r.start + edgeTimeout - now, slot);
         if (RetryPolicy.isRetry(decision)) {
           r.step = RETRY;
           engine.schedule(r, now + decision);

@@ -56,15 +56,29 @@ final class HtmlReport {
 
     SvgChart load =
         new SvgChart(sc.name() + ": requests to the origin under test", "second", "per second", 1);
+    boolean limited = runs.stream().anyMatch(r -> r.variant().limit() != null);
     for (RunResult r : runs) {
-      phases(load.panel(r.variant().name()), sc)
-          .dashed("offered", "#777777", col(r, Col.SICK_OFFERED))
-          .line("origin attempts", SvgChart.PALETTE[0], col(r, Col.ATTEMPTS))
-          .line("retries", SvgChart.PALETTE[3], col(r, Col.RETRIES))
-          .line("good answers", SvgChart.PALETTE[2], col(r, Col.SICK_USER_OK))
-          .line("fast fails", SvgChart.PALETTE[1], col(r, Col.FAST_FAIL));
+      SvgChart.Panel p =
+          phases(load.panel(r.variant().name()), sc)
+              .dashed("offered", "#777777", col(r, Col.SICK_OFFERED))
+              .line("origin attempts", SvgChart.PALETTE[0], col(r, Col.ATTEMPTS))
+              .line("retries", SvgChart.PALETTE[3], col(r, Col.RETRIES))
+              .line("good answers", SvgChart.PALETTE[2], col(r, Col.SICK_USER_OK))
+              .line("fast fails", SvgChart.PALETTE[1], col(r, Col.FAST_FAIL));
+      if (limited) {
+        p.line("shed by limiter", SvgChart.PALETTE[6], col(r, Col.SHED));
+      }
     }
     charts.add(load);
+    if (limited) {
+      SvgChart limit =
+          new SvgChart(sc.name() + ": concurrency limit (sum over servers)", "second", "limit", 1);
+      for (RunResult r : runs) {
+        phases(limit.panel(r.variant().name()), sc)
+            .line("limit", SvgChart.PALETTE[6], col(r, Col.LIMIT));
+      }
+      charts.add(limit);
+    }
 
     SvgChart success = new SvgChart(sc.name() + ": success rate", "second", "%", 1).yMax(100);
     for (RunResult r : runs) {

@@ -88,6 +88,14 @@ final class Report {
         r -> r.timeToOpenSeconds() < 0 ? "-" : fmt("%.2fs", r.timeToOpenSeconds()));
     row(rows, runs, "breaker opens", r -> Long.toString(r.opens()));
     row(rows, runs, "fast-fail share", r -> pct(r.fastFailShare()));
+    if (runs.stream().anyMatch(r -> r.variant().limit() != null)) {
+      row(rows, runs, "shed by limiter", r -> Long.toString(r.total(Col.SHED)));
+      row(
+          rows,
+          runs,
+          "limit (fleet, fault)",
+          r -> r.variant().limit() == null ? "-" : fmt("%.0f", r.faultMean(Col.LIMIT)));
+    }
     row(
         rows,
         runs,

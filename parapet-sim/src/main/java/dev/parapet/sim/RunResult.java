@@ -127,6 +127,13 @@ record RunResult(
         phaseStartSecond(faultFirstPhase()), phaseEndSecond(faultLastPhase()), q);
   }
 
+  /** The mean of a sampled column (such as {@code LIMIT}) over the fault phases' seconds. */
+  double faultMean(Col c) {
+    int from = phaseStartSecond(faultFirstPhase());
+    int to = phaseEndSecond(faultLastPhase());
+    return to - from <= 0 ? 0 : (double) series.sum(c, from, to) / (to - from);
+  }
+
   long maxProbesPerSecond() {
     return series.max(Col.PROBES, 0, series.seconds());
   }

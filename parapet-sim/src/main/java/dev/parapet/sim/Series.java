@@ -26,7 +26,9 @@ final class Series {
     ANSWERED,
     WS_EDGE_MS,
     WS_SHIELD_MS,
-    WS_CONNECTOR_MS;
+    WS_CONNECTOR_MS,
+    SHED,
+    LIMIT;
 
     String header() {
       return name().toLowerCase(java.util.Locale.ROOT);

@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param budgetMin retry budget floor (with {@link RetryMode#BUDGET})
  * @param tierTimeoutsMillis timeouts from the outside in: edge, shield, connector (one value means
  *     a single tier); the connector's is the origin attempt timeout
+ * @param limit each server's concurrency limiter on origin attempts, or null for none
  */
 record Variant(
     String name,
@@ -22,7 +23,19 @@ record Variant(
     RetryMode retry,
     double budgetRatio,
     int budgetMin,
-    List<Long> tierTimeoutsMillis) {
+    List<Long> tierTimeoutsMillis,
+    @Nullable LimitSpec limit) {
+
+  /** A variant without a concurrency limiter. */
+  Variant(
+      String name,
+      @Nullable BreakerPolicy breaker,
+      RetryMode retry,
+      double budgetRatio,
+      int budgetMin,
+      List<Long> tierTimeoutsMillis) {
+    this(name, breaker, retry, budgetRatio, budgetMin, tierTimeoutsMillis, null);
+  }
 
   Variant {
     tierTimeoutsMillis = List.copyOf(tierTimeoutsMillis);
