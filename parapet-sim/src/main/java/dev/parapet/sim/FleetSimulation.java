@@ -9,6 +9,8 @@ import dev.parapet.core.breaker.Permit;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.breaker.TransitionEvent;
+import dev.parapet.core.hedge.HedgePolicy;
+import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.limit.ConcurrencyGate;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -204,6 +206,9 @@ final class FleetSimulation {
     final @Nullable ExtraLoadBudget budget;
     final @Nullable RetryPolicy retry;
     final @Nullable ConcurrencyGate gate;
+    final @Nullable RollingLatencyHistogram latencies;
+    final @Nullable HedgePolicy hedging;
+    final ArrayDeque<Hedge> freeHedges = new ArrayDeque<>();
     double arrivals;
     double sickAcc;
     int busy;
@@ -228,9 +233,21 @@ final class FleetSimulation {
             new ExtraLoadBudget(
                 new RetryBudget(v.budgetRatio(), v.budgetMin()), ExtraLoadBudget.Sharing.SHARED);
         this.retry = RetryPolicy.withDefaults(random, budget);
+      } else if (v.hedge()) {
+        // Hedges draw from the same kind of extra-load budget as retries (the core's defaults).
+        this.budget = ExtraLoadBudget.sharedDefaults();
+        this.retry = null;
       } else {
         this.budget = null;
         this.retry = null;
+      }
+      if (v.hedge()) {
+        this.latencies = RollingLatencyHistogram.withDefaults(0);
+        ExtraLoadBudget extra = budget;
+        this.hedging = extra == null ? null : HedgePolicy.withDefaults(latencies, extra);
+      } else {
+        this.latencies = null;
+        this.hedging = null;
       }
       LimitSpec limit = v.limit();
       this.gate = limit == null ? null : new ConcurrencyGate(limit.create(random));
@@ -347,6 +364,13 @@ final class FleetSimulation {
     int step;
     int attempts;
     boolean permitted;
+    // Hedging: the request's hedge (timer or attempt) if any; whether the user has been answered;
+    // whether the first attempt's event is still in the queue; whether the first attempt failed
+    // and the hedge's answer is awaited.
+    @Nullable Hedge hedge;
+    boolean answered;
+    boolean mainPending;
+    boolean waitingForHedge;
     long attemptStart;
     Outcome outcome = Outcome.SUCCESS;
 
@@ -446,6 +470,10 @@ final class FleetSimulation {
     r.start = now;
     r.attempts = 0;
     r.permitted = false;
+    r.hedge = null;
+    r.answered = false;
+    r.mainPending = false;
+    r.waitingForHedge = false;
     r.outcome = Outcome.SUCCESS;
     return r;
   }
@@ -490,34 +518,76 @@ final class FleetSimulation {
       series.add(sec, Col.RETRIES, 1);
     }
     long timeout = Math.min(connectorTimeout, remaining);
-    OriginPhase p = sc.timeline().get(phase);
-    long hold;
-    Outcome outcome;
-    if (p.down()) {
-      hold = CONNECT_REFUSED_NANOS;
-      outcome = Outcome.CONNECT_FAILURE;
-    } else if (p.hangRate() > 0 && random.nextDouble() < p.hangRate()) {
-      hold = timeout;
-      outcome = Outcome.TIMEOUT;
-    } else {
-      long latency =
-          Math.max(1L, (long) (originNanos[phase][random.nextInt(ORIGIN_SAMPLES)] * loadFactor));
-      if (latency > timeout) {
-        hold = timeout;
-        outcome = Outcome.TIMEOUT;
-      } else {
-        hold = latency;
-        int status = p.errorRate() > 0 && random.nextDouble() < p.errorRate() ? 503 : 200;
-        outcome = classifier.classifyResponse(status, latency, now);
-      }
-    }
-    r.outcome = outcome;
+    long hold = drawAttempt(timeout, now);
+    r.outcome = drawnOutcome;
     r.attemptStart = now;
     r.step = ATTEMPT_DONE;
+    r.mainPending = true;
+    HedgePolicy hedging = r.server.hedging;
+    if (hedging != null && r.attempts == 1) {
+      armHedge(r, hedging, hold, now);
+    }
     engine.schedule(r, now + hold);
   }
 
+  // The outcome of the last drawAttempt (a field, so the hot path allocates nothing).
+  private Outcome drawnOutcome = Outcome.SUCCESS;
+
+  /**
+   * Draws one origin attempt started now from the current phase: returns how long it holds the
+   * connection and leaves its outcome in {@link #drawnOutcome}.
+   */
+  private long drawAttempt(long timeout, long now) {
+    OriginPhase p = sc.timeline().get(phase);
+    if (p.down()) {
+      drawnOutcome = Outcome.CONNECT_FAILURE;
+      return CONNECT_REFUSED_NANOS;
+    }
+    if (p.hangRate() > 0 && random.nextDouble() < p.hangRate()) {
+      drawnOutcome = Outcome.TIMEOUT;
+      return timeout;
+    }
+    long latency =
+        Math.max(1L, (long) (originNanos[phase][random.nextInt(ORIGIN_SAMPLES)] * loadFactor));
+    if (latency > timeout) {
+      drawnOutcome = Outcome.TIMEOUT;
+      return timeout;
+    }
+    int status = p.errorRate() > 0 && random.nextDouble() < p.errorRate() ? 503 : 200;
+    drawnOutcome = classifier.classifyResponse(status, latency, now);
+    return latency;
+  }
+
+  /**
+   * Arms the request's hedge timer (HedgePolicy: the origin's rolling p95, at least 20 ms, no hedge
+   * without 20 samples) unless the attempt will be over before it fires.
+   */
+  private void armHedge(Request r, HedgePolicy hedging, long hold, long now) {
+    hedging.onRequest();
+    long delay = hedging.delayNanos(now);
+    if (delay == HedgePolicy.NO_HEDGE || delay >= hold) {
+      // The timer would find the attempt answered: nothing to hedge (and nothing to schedule).
+      return;
+    }
+    Hedge h = r.server.freeHedges.pollFirst();
+    if (h == null) {
+      h = new Hedge(r.server);
+    }
+    h.request = r;
+    h.cancelled = false;
+    h.step = HEDGE_TIMER;
+    r.hedge = h;
+    engine.schedule(h, now + delay);
+  }
+
   private void attemptDone(Request r, long now) {
+    r.mainPending = false;
+    if (r.answered) {
+      // Lost to its hedge: cancelled (and accounted) when the hedge won; free it only now, when its
+      // event has fired.
+      recycle(r);
+      return;
+    }
     int sec = second(now);
     long hold = now - r.attemptStart;
     if (threeTiers) {
@@ -544,6 +614,20 @@ final class FleetSimulation {
     }
     if (r.outcome == Outcome.TIMEOUT) {
       series.add(sec, Col.TIMEOUTS, 1);
+    }
+    recordLatency(r.server, r.outcome, hold, now);
+    Hedge h = r.hedge;
+    if (h != null) {
+      if (h.step == HEDGE_TIMER) {
+        h.cancelled = true; // the timer fires later and finds nothing to do
+        r.hedge = null;
+      } else if (!r.outcome.isFailure()) {
+        cancelHedge(h, now);
+      } else {
+        // The first attempt failed while its hedge is out: the hedge's answer decides.
+        r.waitingForHedge = true;
+        return;
+      }
     }
     if (!r.outcome.isFailure()) {
       series.add(sec, Col.ORIGIN_OK, 1);
@@ -594,6 +678,160 @@ final class FleetSimulation {
     if (budget != null) {
       budget.requestFinished();
     }
+    r.answered = true;
+    if (!r.mainPending) {
+      recycle(r);
+    }
+  }
+
+  private void recycle(Request r) {
     r.server.free.addFirst(r);
+  }
+
+  private static void recordLatency(Server s, Outcome outcome, long hold, long now) {
+    RollingLatencyHistogram latencies = s.latencies;
+    if (latencies != null && outcome != Outcome.TIMEOUT && outcome != Outcome.CONNECT_FAILURE) {
+      latencies.record(hold, now);
+    }
+  }
+
+  /** Cancels a hedge in flight (its request was answered): no evidence, its places given back. */
+  private void cancelHedge(Hedge h, long now) {
+    Request r = h.request;
+    h.cancelled = true;
+    if (r != null) {
+      r.hedge = null;
+    }
+    if (h.permitted) {
+      h.permit.release(now);
+    }
+    if (h.slot.isHeld()) {
+      h.slot.release();
+    }
+    accountConnector(now - h.attemptStart, now);
+  }
+
+  private void accountConnector(long hold, long now) {
+    if (threeTiers) {
+      int sec = second(now);
+      series.add(sec, Col.WS_CONNECTOR_MS, hold / 1_000_000L);
+      series.add(sec, Col.WS_SHIELD_MS, Math.min(hold, shieldTimeout) / 1_000_000L);
+    }
+  }
+
+  private static final int HEDGE_TIMER = 0;
+  private static final int HEDGE_DONE = 1;
+
+  /**
+   * A hedge of one request: first its timer, then (if the core's {@link HedgePolicy} says so) a
+   * second attempt racing the first; the first good answer wins and the other is cancelled. A hedge
+   * whose request no longer needs it is marked cancelled and recycled when its event fires.
+   */
+  private final class Hedge extends SimEvent {
+    final Server server;
+    final Permit permit = new Permit();
+    final BudgetSlot slot = new BudgetSlot();
+    @Nullable Request request;
+    int step;
+    boolean cancelled;
+    boolean permitted;
+    long attemptStart;
+    Outcome outcome = Outcome.SUCCESS;
+
+    Hedge(Server server) {
+      this.server = server;
+    }
+
+    @Override
+    void fire(long now) {
+      Request r = request;
+      if (cancelled || r == null) {
+        request = null;
+        server.freeHedges.addFirst(this);
+        return;
+      }
+      if (step == HEDGE_TIMER) {
+        sendHedge(this, r, now);
+      } else {
+        hedgeDone(this, r, now);
+      }
+    }
+  }
+
+  private void sendHedge(Hedge h, Request r, long now) {
+    Server s = h.server;
+    HedgePolicy hedging = s.hedging;
+    CircuitBreaker breaker = s.breaker;
+    boolean closed = breaker == null || breaker.state() == State.CLOSED;
+    if (hedging == null || !hedging.tryHedge(closed, 0, h.slot).isHedge()) {
+      dropHedge(h, r);
+      return;
+    }
+    h.permitted = false;
+    if (breaker != null) {
+      if (!breaker.tryAcquire(h.permit, now).isPermitted()) {
+        h.slot.release();
+        dropHedge(h, r);
+        return;
+      }
+      h.permitted = true;
+    }
+    int sec = second(now);
+    attemptsThisSecond++;
+    series.add(sec, Col.ATTEMPTS, 1);
+    series.add(sec, Col.HEDGES, 1);
+    long timeout = Math.min(connectorTimeout, r.start + edgeTimeout - now);
+    long hold = drawAttempt(Math.max(1, timeout), now);
+    h.outcome = drawnOutcome;
+    h.attemptStart = now;
+    h.step = HEDGE_DONE;
+    engine.schedule(h, now + hold);
+  }
+
+  private void dropHedge(Hedge h, Request r) {
+    r.hedge = null;
+    h.request = null;
+    h.server.freeHedges.addFirst(h);
+  }
+
+  private void hedgeDone(Hedge h, Request r, long now) {
+    int sec = second(now);
+    long hold = now - h.attemptStart;
+    accountConnector(hold, now);
+    if (h.permitted) {
+      h.permit.onOutcome(h.outcome, now);
+    }
+    if (h.slot.isHeld()) {
+      h.slot.release();
+    }
+    recordLatency(h.server, h.outcome, hold, now);
+    if (h.outcome == Outcome.TIMEOUT) {
+      series.add(sec, Col.TIMEOUTS, 1);
+    }
+    r.hedge = null;
+    h.request = null;
+    h.server.freeHedges.addFirst(h);
+    boolean ok = !h.outcome.isFailure();
+    if (ok) {
+      series.add(sec, Col.ORIGIN_OK, 1);
+      series.add(sec, Col.HEDGE_WINS, 1);
+    }
+    if (r.waitingForHedge) {
+      // The first attempt already failed: this answer is the request's.
+      finish(r, ok, now);
+    } else if (ok) {
+      // The hedge won: cancel the first attempt (its event fires later and only frees the request).
+      Permit permit = r.permit;
+      if (r.permitted && permit != null) {
+        permit.release(now);
+      }
+      dev.parapet.core.limit.Permit slotPermit = r.slotPermit;
+      if (slotPermit != null && slotPermit.isActive()) {
+        slotPermit.onIgnore(now);
+      }
+      accountConnector(now - r.attemptStart, now);
+      finish(r, true, now);
+    }
+    // A failed hedge while the first attempt is still out: the first attempt decides.
   }
 }

@@ -57,6 +57,7 @@ final class HtmlReport {
     SvgChart load =
         new SvgChart(sc.name() + ": requests to the origin under test", "second", "per second", 1);
     boolean limited = runs.stream().anyMatch(r -> r.variant().limit() != null);
+    boolean hedged = runs.stream().anyMatch(r -> r.variant().hedge());
     for (RunResult r : runs) {
       SvgChart.Panel p =
           phases(load.panel(r.variant().name()), sc)
@@ -67,6 +68,9 @@ final class HtmlReport {
               .line("fast fails", SvgChart.PALETTE[1], col(r, Col.FAST_FAIL));
       if (limited) {
         p.line("shed by limiter", SvgChart.PALETTE[6], col(r, Col.SHED));
+      }
+      if (hedged) {
+        p.line("hedges", SvgChart.PALETTE[5], col(r, Col.HEDGES));
       }
     }
     charts.add(load);

@@ -78,6 +78,7 @@ final class Report {
     if (sc.sickShare() < 1.0) {
       row(rows, runs, "healthy-route success", r -> pct(r.healthyRouteSuccessRate()));
     }
+    row(rows, runs, "p99 latency (baseline)", r -> latency(r.baselineLatencyMillis(0.99)));
     row(rows, runs, "p50 latency (fault)", r -> latency(r.faultLatencyMillis(0.50)));
     row(rows, runs, "p99 latency (fault)", r -> latency(r.faultLatencyMillis(0.99)));
     row(rows, runs, "no free worker", r -> Long.toString(r.total(Col.NO_WORKER)));
@@ -88,6 +89,10 @@ final class Report {
         r -> r.timeToOpenSeconds() < 0 ? "-" : fmt("%.2fs", r.timeToOpenSeconds()));
     row(rows, runs, "breaker opens", r -> Long.toString(r.opens()));
     row(rows, runs, "fast-fail share", r -> pct(r.fastFailShare()));
+    if (runs.stream().anyMatch(r -> r.variant().hedge())) {
+      row(rows, runs, "hedges sent", r -> Long.toString(r.total(Col.HEDGES)));
+      row(rows, runs, "hedge wins", r -> Long.toString(r.total(Col.HEDGE_WINS)));
+    }
     if (runs.stream().anyMatch(r -> r.variant().limit() != null)) {
       row(rows, runs, "shed by limiter", r -> Long.toString(r.total(Col.SHED)));
       row(

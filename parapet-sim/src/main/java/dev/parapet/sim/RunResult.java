@@ -134,6 +134,11 @@ record RunResult(
     return to - from <= 0 ? 0 : (double) series.sum(c, from, to) / (to - from);
   }
 
+  /** The {@code q} latency quantile over the second half of the healthy baseline (phase 0). */
+  double baselineLatencyMillis(double q) {
+    return series.latencyQuantileMillis(phaseEndSecond(0) / 2, phaseEndSecond(0), q);
+  }
+
   long maxProbesPerSecond() {
     return series.max(Col.PROBES, 0, series.seconds());
   }

@@ -88,7 +88,7 @@ final class ScenarioFile {
       vs.error("required (expected: a list of variants)");
     }
     for (YamlNode v : vs.list()) {
-      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts", "limit"));
+      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts", "limit", "hedge"));
       String vname = v.get("name").requiredText();
       YamlNode b = v.get("breaker");
       BreakerPolicy policy = b.present() ? breaker(b) : null;
@@ -128,7 +128,8 @@ final class ScenarioFile {
           l.error(String.valueOf(e.getMessage()));
         }
       }
-      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts, limit));
+      boolean hedge = v.get("hedge").bool(false);
+      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts, limit, hedge));
     }
     if (vs.present() && variants.isEmpty()) {
       vs.error("must not be empty");

@@ -28,7 +28,9 @@ final class Series {
     WS_SHIELD_MS,
     WS_CONNECTOR_MS,
     SHED,
-    LIMIT;
+    LIMIT,
+    HEDGES,
+    HEDGE_WINS;
 
     String header() {
       return name().toLowerCase(java.util.Locale.ROOT);

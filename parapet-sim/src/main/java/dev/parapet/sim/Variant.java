@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param tierTimeoutsMillis timeouts from the outside in: edge, shield, connector (one value means
  *     a single tier); the connector's is the origin attempt timeout
  * @param limit each server's concurrency limiter on origin attempts, or null for none
+ * @param hedge whether requests are hedged by the core's {@code HedgePolicy} (defaults)
  */
 record Variant(
     String name,
@@ -24,7 +25,8 @@ record Variant(
     double budgetRatio,
     int budgetMin,
     List<Long> tierTimeoutsMillis,
-    @Nullable LimitSpec limit) {
+    @Nullable LimitSpec limit,
+    boolean hedge) {
 
   /** A variant without a concurrency limiter. */
   Variant(
@@ -34,7 +36,7 @@ record Variant(
       double budgetRatio,
       int budgetMin,
       List<Long> tierTimeoutsMillis) {
-    this(name, breaker, retry, budgetRatio, budgetMin, tierTimeoutsMillis, null);
+    this(name, breaker, retry, budgetRatio, budgetMin, tierTimeoutsMillis, null, false);
   }
 
   Variant {
