@@ -87,7 +87,29 @@ final class SvgChart {
   }
 
   int height() {
-    return PANEL_H + 26;
+    int rows = 1;
+    for (Panel p : panels) {
+      rows = Math.max(rows, legendRows(p));
+    }
+    return PANEL_H + 12 + 14 * rows;
+  }
+
+  private static int legendWidth(Line l) {
+    return 24 + 6 * l.name().length();
+  }
+
+  /** Legend rows a panel needs: items flow left to right and wrap at the panel's edge. */
+  private static int legendRows(Panel p) {
+    int rows = 1;
+    int x = LEFT;
+    for (Line l : p.lines) {
+      if (x > LEFT && x + legendWidth(l) > PANEL_W - RIGHT) {
+        rows++;
+        x = LEFT;
+      }
+      x += legendWidth(l);
+    }
+    return rows;
   }
 
   /** The chart as one {@code <svg>} element (with its namespace, so it also stands alone). */
@@ -257,6 +279,10 @@ final class SvgChart {
     int lx = x0;
     int ly = oy + PANEL_H + 2;
     for (Line l : p.lines) {
+      if (lx > x0 && lx + legendWidth(l) > ox + PANEL_W - RIGHT) {
+        lx = x0;
+        ly += 14;
+      }
       out.append(
           String.format(
               Locale.ROOT,
@@ -271,7 +297,7 @@ final class SvgChart {
               lx + 17,
               ly,
               esc(l.name())));
-      lx += 24 + 6 * l.name().length();
+      lx += legendWidth(l);
     }
     out.append("</g>\n");
   }
