@@ -45,6 +45,12 @@ import org.jspecify.annotations.Nullable;
  * per-tick counts per server (worker release rounded up to the tick). Every request to the sick
  * origin is individual: one breaker admission, one classified outcome per attempt, in time order.
  *
+ * <p>Optional, per variant: a real {@code ConcurrencyGate} (core {@code LimitAlgorithm}) that every
+ * origin attempt passes before the breaker (a refusal is shed at once), and hedging through the
+ * core's {@link HedgePolicy}: a timer at the rolling p95 per first attempt, a second attempt with
+ * its own breaker permit and budget place, first good answer wins, the loser is cancelled (a
+ * request or hedge whose event is still queued is recycled only when that event fires).
+ *
  * <p>Deadlines: the request's budget is the edge timeout; each attempt's timeout is min(connector
  * timeout, what the edge budget has left), as the core's deadline propagation makes it (DESIGN
  * "Deadlines": edge 8 s > shield 5 s > connector 3 s holds by construction). Each tier holds a
