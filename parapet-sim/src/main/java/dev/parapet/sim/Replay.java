@@ -49,6 +49,12 @@ final class Replay {
 
   record LogRecord(long timeNanos, String route, int status, long latencyNanos) {}
 
+  /** A breaker transition, for the timeline. */
+  record StateChange(long nanos, State to) {}
+
+  static final int MAX_BINS = 2000;
+  static final int MAX_STATE_CHANGES = 100_000;
+
   /** What the policy would have done on one route. */
   static final class RouteResult {
     final String route;
@@ -59,9 +65,30 @@ final class Replay {
     long opens;
     long firstOpenNanos = -1;
     final List<String> transitions = new ArrayList<>();
+    final List<StateChange> states = new ArrayList<>();
+    // Per time bin (binSeconds wide, at most MAX_BINS of them), counted at the request's start.
+    final long binSeconds;
+    final long[] binRequests;
+    final long[] binFailures;
+    final long[] binReject;
 
-    RouteResult(String route) {
+    RouteResult(String route, long binSeconds, int bins) {
       this.route = route;
+      this.binSeconds = binSeconds;
+      this.binRequests = new long[bins];
+      this.binFailures = new long[bins];
+      this.binReject = new long[bins];
+    }
+
+    void count(long nowNanos, boolean failure, boolean reject) {
+      int bin = (int) Math.min(binRequests.length - 1, nowNanos / (binSeconds * 1_000_000_000L));
+      binRequests[bin]++;
+      if (failure) {
+        binFailures[bin]++;
+      }
+      if (reject) {
+        binReject[bin]++;
+      }
     }
 
     double rejectShare() {
@@ -200,6 +227,13 @@ final class Replay {
     OutcomeClassifier classifier =
         OutcomeClassifier.standard().withSlowCalls(SlowCallThreshold.absolute(slow));
     Engine engine = new Engine(0);
+    long lastNanos = 0;
+    for (LogRecord rec : records) {
+      lastNanos = Math.max(lastNanos, rec.timeNanos());
+    }
+    long spanSeconds = lastNanos / 1_000_000_000L + 1;
+    long binSeconds = Math.max(1, (spanSeconds + MAX_BINS - 1) / MAX_BINS);
+    int bins = (int) ((spanSeconds + binSeconds - 1) / binSeconds);
     Map<String, RouteResult> results = new TreeMap<>();
     Map<String, CircuitBreaker> breakers = new TreeMap<>();
     for (LogRecord rec : records) {
@@ -209,7 +243,7 @@ final class Replay {
           throw new IllegalArgumentException(
               "routes : more than " + MAX_ROUTES + " (expected: a bounded set of route names)");
         }
-        RouteResult created = new RouteResult(rec.route());
+        RouteResult created = new RouteResult(rec.route(), binSeconds, bins);
         rr = created;
         results.put(rec.route(), created);
         BreakerListener listener =
@@ -221,6 +255,9 @@ final class Replay {
                   if (created.firstOpenNanos < 0) {
                     created.firstOpenNanos = e.nowNanos();
                   }
+                }
+                if (created.states.size() < MAX_STATE_CHANGES) {
+                  created.states.add(new StateChange(e.nowNanos(), e.to()));
                 }
                 if (created.transitions.size() < 50) {
                   created.transitions.add(
@@ -296,6 +333,7 @@ final class Replay {
       } else if (outcome == Outcome.SLOW) {
         result.slow++;
       }
+      result.count(now, outcome.isFailure(), d == Decision.SHADOW_PERMITTED);
       if (d.isPermitted()) {
         engine.schedule(this, now + rec.latencyNanos());
       }

@@ -43,7 +43,16 @@ final class Report {
       tl.append(String.format(Locale.ROOT, " %.0fs", p.seconds()));
     }
     out.append(tl).append('\n');
+    for (String line : Scenarios.extraLines(runs)) {
+      out.append(line).append('\n');
+    }
+    out.append(table(summaryRows(runs)));
+    return out.toString();
+  }
 
+  /** The summary table: a header row (empty, then the variants' names) and one row per metric. */
+  static List<String[]> summaryRows(List<RunResult> runs) {
+    Scenario sc = runs.get(0).scenario();
     List<String[]> rows = new ArrayList<>();
     List<String> header = new ArrayList<>();
     header.add("");
@@ -69,6 +78,9 @@ final class Report {
     if (sc.sickShare() < 1.0) {
       row(rows, runs, "healthy-route success", r -> pct(r.healthyRouteSuccessRate()));
     }
+    row(rows, runs, "p99 latency (baseline)", r -> latency(r.baselineLatencyMillis(0.99)));
+    row(rows, runs, "p50 latency (fault)", r -> latency(r.faultLatencyMillis(0.50)));
+    row(rows, runs, "p99 latency (fault)", r -> latency(r.faultLatencyMillis(0.99)));
     row(rows, runs, "no free worker", r -> Long.toString(r.total(Col.NO_WORKER)));
     row(
         rows,
@@ -77,6 +89,18 @@ final class Report {
         r -> r.timeToOpenSeconds() < 0 ? "-" : fmt("%.2fs", r.timeToOpenSeconds()));
     row(rows, runs, "breaker opens", r -> Long.toString(r.opens()));
     row(rows, runs, "fast-fail share", r -> pct(r.fastFailShare()));
+    if (runs.stream().anyMatch(r -> r.variant().hedge())) {
+      row(rows, runs, "hedges sent", r -> Long.toString(r.total(Col.HEDGES)));
+      row(rows, runs, "hedge wins", r -> Long.toString(r.total(Col.HEDGE_WINS)));
+    }
+    if (runs.stream().anyMatch(r -> r.variant().limit() != null)) {
+      row(rows, runs, "shed by limiter", r -> Long.toString(r.total(Col.SHED)));
+      row(
+          rows,
+          runs,
+          "limit (fleet, fault)",
+          r -> r.variant().limit() == null ? "-" : fmt("%.0f", r.faultMean(Col.LIMIT)));
+    }
     row(
         rows,
         runs,
@@ -104,11 +128,7 @@ final class Report {
           "answered/s " + sc.timeline().get(i).name(),
           r -> fmt("%.0f", r.steadyRate(Col.ANSWERED, phase)));
     }
-    for (String line : Scenarios.extraLines(runs)) {
-      out.append(line).append('\n');
-    }
-    out.append(table(rows));
-    return out.toString();
+    return rows;
   }
 
   private interface Cell {
@@ -166,25 +186,49 @@ final class Report {
     for (Col c : Col.values()) {
       out.append(',').append(c.header());
     }
-    out.append('\n');
+    out.append(",sick_p50_ms,sick_p99_ms\n");
     Scenario sc = r.scenario();
     for (int s = 0; s < r.series().seconds(); s++) {
       out.append(s).append(',').append(phaseAt(sc, s));
       for (Col c : Col.values()) {
         out.append(',').append(r.series().get(s, c));
       }
+      out.append(',').append(millis(r.series().latencyQuantileMillis(s, 0.50)));
+      out.append(',').append(millis(r.series().latencyQuantileMillis(s, 0.99)));
       out.append('\n');
     }
     return out.toString();
   }
 
-  private static String phaseAt(Scenario sc, int second) {
+  private static String latency(double millis) {
+    if (Double.isNaN(millis)) {
+      return "-";
+    }
+    if (millis < 1) {
+      return "<1ms";
+    }
+    return millis >= 1000
+        ? String.format(Locale.ROOT, "%.2fs", millis / 1000)
+        : String.format(Locale.ROOT, "%.1fms", millis);
+  }
+
+  private static String millis(double v) {
+    return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  static String phaseAt(Scenario sc, int second) {
     for (int i = sc.timeline().size() - 1; i >= 0; i--) {
       if (second + 1e-9 >= sc.phaseStart(i)) {
         return sc.timeline().get(i).name();
       }
     }
     return sc.timeline().get(0).name();
+  }
+
+  /** A file name for a scenario's HTML report, made like {@link #csvFileName}. */
+  static String htmlFileName(Scenario sc) {
+    String base = sc.name().toLowerCase(Locale.ROOT);
+    return base.replaceAll("[^a-z0-9-]+", "-").replaceAll("-+$", "") + ".html";
   }
 
   /** A file name for a run's CSV: scenario and variant, anything but [a-z0-9-] made a dash. */

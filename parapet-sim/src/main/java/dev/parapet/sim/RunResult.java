@@ -118,6 +118,27 @@ record RunResult(
     return -1;
   }
 
+  /**
+   * The {@code q} quantile of the time from arrival to answer of requests to the origin under test
+   * that got a worker (fast fails included), during the fault phases, in milliseconds.
+   */
+  double faultLatencyMillis(double q) {
+    return series.latencyQuantileMillis(
+        phaseStartSecond(faultFirstPhase()), phaseEndSecond(faultLastPhase()), q);
+  }
+
+  /** The mean of a sampled column (such as {@code LIMIT}) over the fault phases' seconds. */
+  double faultMean(Col c) {
+    int from = phaseStartSecond(faultFirstPhase());
+    int to = phaseEndSecond(faultLastPhase());
+    return to - from <= 0 ? 0 : (double) series.sum(c, from, to) / (to - from);
+  }
+
+  /** The {@code q} latency quantile over the second half of the healthy baseline (phase 0). */
+  double baselineLatencyMillis(double q) {
+    return series.latencyQuantileMillis(phaseEndSecond(0) / 2, phaseEndSecond(0), q);
+  }
+
   long maxProbesPerSecond() {
     return series.max(Col.PROBES, 0, series.seconds());
   }

@@ -88,7 +88,7 @@ final class ScenarioFile {
       vs.error("required (expected: a list of variants)");
     }
     for (YamlNode v : vs.list()) {
-      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts"));
+      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts", "limit", "hedge"));
       String vname = v.get("name").requiredText();
       YamlNode b = v.get("breaker");
       BreakerPolicy policy = b.present() ? breaker(b) : null;
@@ -114,7 +114,22 @@ final class ScenarioFile {
         ts.error("must list 1 to 3 timeouts (edge, shield, connector), was " + timeouts.size());
         timeouts = List.of(10_000L);
       }
-      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts));
+      LimitSpec limit = null;
+      YamlNode l = v.get("limit");
+      if (l.present()) {
+        l.allowOnly(Set.of("algorithm", "initial", "min", "max"));
+        String algorithm = l.get("algorithm").text("gradient2");
+        int initial = (int) l.get("initial").integer(20, 1, 1_000_000);
+        int lmin = (int) l.get("min").integer(1, 1, 1_000_000);
+        int lmax = (int) l.get("max").integer(1000, 1, 1_000_000);
+        try {
+          limit = new LimitSpec(algorithm, initial, lmin, lmax);
+        } catch (IllegalArgumentException e) {
+          l.error(String.valueOf(e.getMessage()));
+        }
+      }
+      boolean hedge = v.get("hedge").bool(false);
+      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts, limit, hedge));
     }
     if (vs.present() && variants.isEmpty()) {
       vs.error("must not be empty");

@@ -88,6 +88,17 @@ public final class SimCli implements Callable<Integer> {
     @Nullable Path csv;
 
     @Option(
+        names = "--html",
+        description =
+            "HTML report with SVG charts (default with --csv: DIR/SCENARIO.html beside the CSV)")
+    @Nullable Path html;
+
+    @Option(
+        names = "--chart",
+        description = "one standalone SVG chart: requests to the origin under test, per variant")
+    @Nullable Path chart;
+
+    @Option(
         names = "--scale",
         description = "multiply per-server rate, workers and origin capacity (default 1)")
     double scale = 1.0;
@@ -136,6 +147,7 @@ public final class SimCli implements Callable<Integer> {
       long cpu = mx.getCurrentThreadCpuTime() - cpu0;
       long wall = System.nanoTime() - wall0;
       out.print(Report.summary(runs));
+      Path htmlFile = html;
       if (csv != null) {
         Path dir = csv;
         Files.createDirectories(dir);
@@ -144,6 +156,18 @@ public final class SimCli implements Callable<Integer> {
           Files.writeString(f, Report.csv(r));
           out.println("wrote " + f);
         }
+        if (htmlFile == null) {
+          htmlFile = dir.resolve(Report.htmlFileName(sc));
+        }
+      }
+      if (htmlFile != null) {
+        write(htmlFile, HtmlReport.scenario(runs));
+        out.println("wrote " + htmlFile);
+      }
+      Path chartFile = chart;
+      if (chartFile != null) {
+        write(chartFile, HtmlReport.charts(runs).get(0).render());
+        out.println("wrote " + chartFile);
       }
       out.flush();
       long offered = 0;
@@ -180,6 +204,9 @@ public final class SimCli implements Callable<Integer> {
     @Option(names = "--slow", description = "slow-call threshold in ms (default ${DEFAULT-VALUE})")
     long slowMillis = 500;
 
+    @Option(names = "--html", description = "HTML report with the timeline of each route")
+    @Nullable Path html;
+
     @Override
     public Integer call() throws IOException {
       PrintWriter out = out(spec);
@@ -201,12 +228,25 @@ public final class SimCli implements Callable<Integer> {
         Map<String, Replay.RouteResult> results =
             Replay.run(records, p, Duration.ofMillis(slowMillis));
         out.print(Replay.report(results, p));
+        Path htmlFile = html;
+        if (htmlFile != null) {
+          write(htmlFile, HtmlReport.replay(results, p));
+          out.println("wrote " + htmlFile);
+        }
         return 0;
       } catch (ConfigException | IllegalArgumentException e) {
         err.println(e.getMessage());
         return 2;
       }
     }
+  }
+
+  private static void write(Path file, String text) throws IOException {
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    Files.writeString(file, text);
   }
 
   private static PrintWriter out(CommandLine.Model.@Nullable CommandSpec spec) {

@@ -6,23 +6,22 @@ package dev.parapet.sim;
  * in the order they were scheduled: that tie-break is what makes a run replay byte for byte.
  *
  * <p>An event object may be scheduled again after it has fired (a request reschedules itself for
- * each of its steps), which keeps the hot path free of per-step allocation.
+ * each of its steps), which keeps the hot path free of per-step allocation; it is in the queue at
+ * most once at a time.
  */
-abstract class SimEvent implements Comparable<SimEvent> {
+abstract class SimEvent {
   long at;
-  long seq;
+  // The engine's index of this event (-1 until first scheduled): its queue holds ids, not objects.
+  int id = -1;
 
-  /** Runs the event; the engine's ticker already reads {@code nowNanos}. */
+  /** Runs the event; the engine's clock already reads {@code nowNanos}. */
   abstract void fire(long nowNanos);
 
-  @Override
-  public final int compareTo(SimEvent o) {
-    // Virtual time starts at 0 and never approaches Long.MAX_VALUE, but compare by subtraction as
-    // every nanoTime comparison in Parapet does.
-    long d = at - o.at;
-    if (d != 0) {
-      return d < 0 ? -1 : 1;
-    }
-    return Long.compare(seq, o.seq);
+  /**
+   * Reads the state {@link #fire} will read, a few events before it fires, so that the cache misses
+   * of events in flight overlap; returns anything derived from what it read.
+   */
+  long touch() {
+    return at;
   }
 }

@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param budgetMin retry budget floor (with {@link RetryMode#BUDGET})
  * @param tierTimeoutsMillis timeouts from the outside in: edge, shield, connector (one value means
  *     a single tier); the connector's is the origin attempt timeout
+ * @param limit each server's concurrency limiter on origin attempts, or null for none
+ * @param hedge whether requests are hedged by the core's {@code HedgePolicy} (defaults)
  */
 record Variant(
     String name,
@@ -22,7 +24,20 @@ record Variant(
     RetryMode retry,
     double budgetRatio,
     int budgetMin,
-    List<Long> tierTimeoutsMillis) {
+    List<Long> tierTimeoutsMillis,
+    @Nullable LimitSpec limit,
+    boolean hedge) {
+
+  /** A variant without a concurrency limiter. */
+  Variant(
+      String name,
+      @Nullable BreakerPolicy breaker,
+      RetryMode retry,
+      double budgetRatio,
+      int budgetMin,
+      List<Long> tierTimeoutsMillis) {
+    this(name, breaker, retry, budgetRatio, budgetMin, tierTimeoutsMillis, null, false);
+  }
 
   Variant {
     tierTimeoutsMillis = List.copyOf(tierTimeoutsMillis);

@@ -32,8 +32,32 @@ class SimCliTest {
     assertThat(run("run", "retry-storm", "--seed", "3", "--scale", "0.05", "--csv", csv.toString()))
         .isZero();
     assertThat(out.toString()).contains("scenario retry-storm (seed 3)", "amplification (fault)");
-    assertThat(Files.list(csv)).hasSize(2);
+    // Two CSV files and, by default, the HTML report beside them.
+    assertThat(Files.list(csv)).hasSize(3);
+    assertThat(csv.resolve("retry-storm.html")).exists();
+    assertThat(out.toString()).contains("wrote " + csv.resolve("retry-storm.html"));
     assertThat(err.toString()).contains("s CPU");
+  }
+
+  @Test
+  void runWritesTheHtmlReportAndAStandaloneChartWhereAsked() throws Exception {
+    Path html = dir.resolve("out/report.html");
+    Path svg = dir.resolve("img/chart.svg");
+    assertThat(
+            run(
+                "run",
+                "retry-storm",
+                "--scale",
+                "0.05",
+                "--html",
+                html.toString(),
+                "--chart",
+                svg.toString()))
+        .isZero();
+    assertThat(HtmlReportTest.parse(Files.readString(html)).getDocumentElement().getLocalName())
+        .isEqualTo("html");
+    assertThat(HtmlReportTest.parse(Files.readString(svg)).getDocumentElement().getLocalName())
+        .isEqualTo("svg");
   }
 
   @Test
@@ -52,8 +76,12 @@ class SimCliTest {
     Files.writeString(log, ReplayTest.csvLog());
     Path policy = dir.resolve("p.yaml");
     Files.writeString(policy, "breaker: {failure_rate: 20%}\n");
-    assertThat(run("replay", log.toString(), "--policy", policy.toString())).isZero();
-    assertThat(out.toString()).contains("/api", "would reject");
+    Path html = dir.resolve("replay.html");
+    assertThat(
+            run("replay", log.toString(), "--policy", policy.toString(), "--html", html.toString()))
+        .isZero();
+    assertThat(out.toString()).contains("/api", "would reject", "wrote " + html);
+    assertThat(Files.readString(html)).contains("route /api", "<svg");
     Files.writeString(policy, "breaker: {failure_rate: 200%}\n");
     assertThat(run("replay", log.toString(), "--policy", policy.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("breaker.failure_rate: must be in");
