@@ -99,7 +99,7 @@ CONF
 /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
 /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
 (cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
-java -Xms512m -Xmx512m ${PARAPET_JAVA_OPTS:-} --enable-native-access=ALL-UNNAMED -jar "$root/parapet-proxy/target/parapet.jar" \
+java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
   run -c "$work/parapet.yaml" --threads 1 >"$work/logs/parapet.log" 2>&1 &
 pids+=($!)
 ppid=$!
