@@ -184,6 +184,40 @@ public final class EdgeCache {
     return routes.containsKey(routeId);
   }
 
+  /**
+   * Keys whose last response could not be shared ("hit-for-miss", as Varnish calls it): requests
+   * for them go to the origin at once instead of queueing behind another request's fetch, which
+   * would only tell them to fetch for themselves. Without this, every concurrent request for a
+   * popular uncacheable URL waited for the one before it. Forgotten after {@link #PASS_TTL} or when
+   * a response for the key is stored.
+   */
+  private final com.github.benmanes.caffeine.cache.Cache<CacheKey, Boolean> pass =
+      com.github.benmanes.caffeine.cache.Caffeine.newBuilder()
+          .maximumSize(100_000)
+          .expireAfterWrite(PASS_TTL)
+          .executor(Runnable::run)
+          .build();
+
+  /** How long a key stays uncollapsed after an unshareable response. */
+  public static final java.time.Duration PASS_TTL = java.time.Duration.ofSeconds(30);
+
+  /** Remembers that {@code key}'s last response was not shareable. */
+  public void markPass(CacheKey key) {
+    pass.put(key, Boolean.TRUE);
+  }
+
+  /** A response for {@code key} was stored: collapse its misses again. */
+  public void clearPass(CacheKey key) {
+    if (pass.getIfPresent(key) != null) {
+      pass.invalidate(key);
+    }
+  }
+
+  /** Whether misses for {@code key} should go to the origin uncollapsed. */
+  public boolean isPass(CacheKey key) {
+    return pass.getIfPresent(key) != null;
+  }
+
   /** The route's {@code default_ttl} in nanoseconds; 0 for none. */
   public long defaultTtlNanos(String routeId) {
     Duration d = routes.get(routeId);

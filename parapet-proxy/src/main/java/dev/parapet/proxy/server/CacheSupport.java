@@ -259,7 +259,7 @@ final class CacheSupport {
   }
 
   private void forward(CacheKey k, boolean noCollapse) {
-    if (!head && !noCollapse) {
+    if (!head && !noCollapse && !edge.isPass(k)) {
       Collapser.Ticket<CacheKey, CachedResponse> t = edge.collapser().join(k, new Wait());
       ticket = t;
       switch (t.role()) {
@@ -431,7 +431,11 @@ final class CacheSupport {
     if (verdict.isStorable() && declared <= max) {
       recorder = new Recorder(status, headers.copy(), now, wall, max, declared);
       s.stored();
+      edge.clearPass(requireKey());
     } else {
+      if (!head) {
+        edge.markPass(requireKey());
+      }
       endFlight(null, new FetchFailed(null, null, "not shareable: " + verdict));
     }
     count(EdgeCache.Status.MISS);

@@ -10,6 +10,7 @@ import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.time.HttpDate;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.CacheKey;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -648,6 +649,25 @@ class EdgeCacheProxyTest {
       assertThat(cacheStatus(r)).doesNotContain("collapsed").doesNotContain("hit");
     }
     assertThat(o.count()).isEqualTo(3);
+  }
+
+  @Test
+  void afterAnUnshareableResponseMissesForThatKeyAreNotCollapsed() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "no-store");
+    ProxyServer p = proxy(o);
+    CacheKey key = CacheKey.of("127.0.0.1:" + p.port(), "/busy");
+    assertThat(p.cache().isPass(key)).isFalse();
+
+    assertThat(get(p, "/busy").statusCode()).isEqualTo(200);
+
+    // "Hit-for-miss": the next concurrent requests go straight to the origin instead of waiting
+    // for each other's fetch only to be told to fetch for themselves.
+    assertThat(p.cache().isPass(key)).isTrue();
+    o.headers("Cache-Control", "max-age=60");
+    assertThat(get(p, "/busy").statusCode()).isEqualTo(200);
+    assertThat(p.cache().isPass(key)).isFalse(); // stored again: misses collapse again
+    assertThat(cacheStatus(get(p, "/busy"))).contains("hit");
   }
 
   @Test
