@@ -203,7 +203,9 @@ public final class EdgeCache {
 
   /** Remembers that {@code key}'s last response was not shareable. */
   public void markPass(CacheKey key) {
-    pass.put(key, Boolean.TRUE);
+    if (pass.getIfPresent(key) == null) { // a read, not a write, on the common path
+      pass.put(key, Boolean.TRUE);
+    }
   }
 
   /** A response for {@code key} was stored: collapse its misses again. */
