@@ -20,7 +20,12 @@ public enum StaleTrigger {
   /** Admission control or the overload manager shed the request. */
   SHED("shed", false),
   /** The origin pool's connection or request limits are reached. */
-  POOL_LIMIT("pool-limit", false);
+  POOL_LIMIT("pool-limit", false),
+  /**
+   * An incident is declared ({@code POST /admin/incident}: "prefer stale"): a stale copy within its
+   * stale-if-error window is served at once and refreshed in the background, sparing the origin.
+   */
+  INCIDENT("incident", false);
 
   private final String detail;
   private final boolean originAnswered;

@@ -238,6 +238,18 @@ final class CacheSupport {
           }
           case GATEWAY_TIMEOUT -> answer(onlyIfCached(), EdgeCache.Status.MISS);
           case REVALIDATE, PASS_ERROR -> {
+            if (d == StaleDecision.REVALIDATE
+                && px.incident.preferStale()
+                && edge.policy().onError(e, StaleTrigger.INCIDENT, now)
+                    == StaleDecision.SERVE_STALE) {
+              // The incident runbook prefers stale: answer now, refresh behind it.
+              answer(
+                  fromEntry(
+                      e, now, status().hit().ttl(l.ttlSeconds()).detail("stale incident"), true),
+                  EdgeCache.Status.STALE);
+              refreshInBackground(k, e, now);
+              return;
+            }
             stale = e;
             // RFC 9211 §2.2: "request" when a fresh response was there but the request's
             // directives (no-cache, max-age, min-fresh) did not allow its use.

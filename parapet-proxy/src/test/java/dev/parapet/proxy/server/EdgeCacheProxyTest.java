@@ -511,6 +511,46 @@ class EdgeCacheProxyTest {
   }
 
   @Test
+  void duringAnIncidentAStaleCopyIsServedAtOnceAndRefreshedBehindIt() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=10");
+    ProxyServer p = proxy(o);
+    get(p, "/inc");
+    advanceSeconds(20); // stale now, well inside stale-if-error (300 s)
+
+    p.incident(true); // POST /admin/incident: tighten breakers, prefer stale
+    HttpResponse<String> r = get(p, "/inc");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("body of /inc");
+    assertThat(cacheStatus(r)).contains("hit").contains("stale incident");
+    // The refresh goes behind the answer, once.
+    await().atMost(Duration.ofSeconds(10)).until(() -> o.count() == 2);
+    p.incident(false);
+  }
+
+  @Test
+  void cacheHitsAreServedWhileAdmissionShedsEverythingElse() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=60");
+    ProxyServer p = proxy(o);
+    get(p, "/hot");
+    p.admission()
+        .overloadLevel(dev.parapet.core.overload.OverloadLevel.STOP_ACCEPTING, System.nanoTime());
+
+    HttpResponse<String> hit = get(p, "/hot");
+    HttpResponse<String> miss = get(p, "/cold");
+
+    // Hits never take an admission slot (DESIGN: cache hits and stale serves bypass admission).
+    assertThat(hit.statusCode()).isEqualTo(200);
+    assertThat(cacheStatus(hit)).contains("hit");
+    assertThat(miss.statusCode()).isEqualTo(503);
+    assertThat(miss.headers().firstValue("Proxy-Status").orElseThrow())
+        .contains("proxy_internal_response");
+    assertThat(o.count()).isEqualTo(1);
+  }
+
+  @Test
   void mustRevalidateGets504NotStale() throws Exception {
     CacheOrigin o = origin();
     o.headers("Cache-Control", "max-age=10, must-revalidate");
