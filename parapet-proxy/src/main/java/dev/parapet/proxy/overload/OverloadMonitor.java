@@ -106,6 +106,27 @@ public final class OverloadMonitor implements AutoCloseable {
         .with(OverloadResource.CPU, OverloadLevel.SHED_LOW_PRIORITY, c.cpu().shedLow());
   }
 
+  /**
+   * Process CPU is bursty (JIT compilation right after start-up, a GC cycle): shedding on one
+   * sample would turn priority 3-4 traffic away while a freshly started proxy warms up. The policy
+   * sees an exponentially weighted average instead (weight {@link #CPU_SMOOTHING} per sample,
+   * starting from idle: at the default 500 ms period a reading must stay high for several seconds
+   * to count). Heap after GC is already a settled value and is not smoothed.
+   */
+  private synchronized double smoothCpu(double reading) {
+    if (Double.isNaN(reading)) {
+      return cpuAverage;
+    }
+    double prev = Double.isNaN(cpuAverage) ? 0.0 : cpuAverage;
+    cpuAverage = prev + CPU_SMOOTHING * (reading - prev);
+    return cpuAverage;
+  }
+
+  /** Weight of each new CPU sample in the average the policy sees. */
+  static final double CPU_SMOOTHING = 0.1;
+
+  private double cpuAverage = Double.NaN;
+
   private static long positive(String name, Duration d) {
     if (d.isNegative() || d.isZero()) {
       throw new IllegalArgumentException(name + " : " + d + " (expected: > 0)");
@@ -176,7 +197,7 @@ public final class OverloadMonitor implements AutoCloseable {
   public OverloadLevel sampleNow() {
     long now = ticker.read();
     policy.onReading(OverloadResource.HEAP, heap.getAsDouble(), now);
-    policy.onReading(OverloadResource.CPU, cpu.getAsDouble(), now);
+    policy.onReading(OverloadResource.CPU, smoothCpu(cpu.getAsDouble()), now);
     return policy.onReading(OverloadResource.EVENT_LOOP_LAG, (double) lagNanos(), now);
   }
 
