@@ -104,8 +104,12 @@ origins:
 routes:
   - match: {prefix: /dead/}
     origin: dead
+    cache: off
+  # nginx here proxies without proxy_cache: the same job for Parapet is a route without cache
+  # (PARAPET_BENCH_CACHE=1 keeps Parapet's default, a cache that stores what the origin allows).
   - match: {prefix: /}
     origin: origin
+$( [ "${PARAPET_BENCH_CACHE:-0}" = 1 ] || echo "    cache: off" )
 CONF
 
 /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
