@@ -250,6 +250,18 @@ public final class ProxyMetrics implements BreakerListener {
    * come here.
    */
   public void count(String name, String label1, String value1, String label2, String value2) {
+    counter(name, label1, value1, label2, value2).increment();
+  }
+
+  /**
+   * Registers a counter of such a family at zero, so dashboards and alerts see the series before
+   * its first event.
+   */
+  public void declare(String name, String label1, String value1, String label2, String value2) {
+    counter(name, label1, value1, label2, value2);
+  }
+
+  private Counter counter(String name, String label1, String value1, String label2, String value2) {
     String id = name + '|' + value1 + '|' + value2;
     Counter c = events.get(id);
     if (c == null) {
@@ -259,7 +271,7 @@ public final class ProxyMetrics implements BreakerListener {
               k ->
                   Counter.builder(name).tag(label1, value1).tag(label2, value2).register(registry));
     }
-    c.increment();
+    return c;
   }
 
   /**

@@ -166,6 +166,18 @@ public final class ProxyServer implements AutoCloseable {
     }
     this.metrics = new ProxyMetrics(List.of(), List.of(), reasons);
     this.listeners = new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
+    // Shed counters exist from the start (at zero): a dashboard shows "0 shed", not "no data".
+    for (int priority = 1; priority <= 4; priority++) {
+      for (dev.parapet.core.admission.RejectReason reason :
+          dev.parapet.core.admission.RejectReason.values()) {
+        metrics.declare(
+            "parapet.shed",
+            "priority",
+            Integer.toString(priority),
+            "reason",
+            reason.name().toLowerCase(Locale.ROOT));
+      }
+    }
     // Attempt timeouts: a wheel with 10 ms ticks; callbacks hop to the request's event loop.
     this.timeouts =
         new HashedWheelTimer(
