@@ -256,7 +256,7 @@ public final class HostPool {
                   protected void initChannel(Channel ch) {
                     ch.pipeline()
                         .addLast("codec", new HttpClientCodec(8192, 32 * 1024, 8192))
-                        .addLast("origin", new OriginConnection());
+                        .addLast("origin", new OriginConnection().bind(ch));
                   }
                 })
             .connect(address);

@@ -33,11 +33,21 @@ public final class OriginConnection extends ChannelInboundHandlerAdapter {
 
   /** The handler of an origin channel made by {@link HostPool}. */
   public static OriginConnection of(Channel ch) {
-    OriginConnection c = ch.pipeline().get(OriginConnection.class);
+    // An attribute read, not a walk of the pipeline: this runs twice per request.
+    OriginConnection c = ch.attr(KEY).get();
     if (c == null) {
       throw new IllegalStateException("channel : " + ch + " (expected: an origin connection)");
     }
     return c;
+  }
+
+  private static final io.netty.util.AttributeKey<OriginConnection> KEY =
+      io.netty.util.AttributeKey.valueOf(OriginConnection.class, "origin-connection");
+
+  /** Makes this handler findable by {@link #of} on {@code ch} (call when adding it). */
+  public OriginConnection bind(Channel ch) {
+    ch.attr(KEY).set(this);
+    return this;
   }
 
   /** Routes the connection's events to {@code l} until {@link #detach}. */
