@@ -87,7 +87,7 @@ final class ProxyConfigReader {
   private static final Set<String> HEALTH_CHECK =
       keys("path", "interval", "timeout", "healthy", "unhealthy");
   private static final Set<String> ROUTE =
-      keys("match", "origin", "timeout", "priority", "breaker", "cache");
+      keys("match", "origin", "timeout", "priority", "breaker", "cache", "retry_non_idempotent");
   private static final Set<String> MATCH = keys("host", "prefix");
   private static final Set<String> ROUTE_CACHE = keys("default_ttl");
 
@@ -764,11 +764,30 @@ final class ProxyConfigReader {
                   + " fail over or answer before the caller gives up",
               r.location("timeout")));
     }
+    boolean retryNonIdempotent =
+        r.parsed(
+            "retry_non_idempotent",
+            false,
+            "true or false",
+            v ->
+                switch (v.trim().toLowerCase(Locale.ROOT)) {
+                  case "true" -> true;
+                  case "false" -> false;
+                  default ->
+                      throw new IllegalArgumentException("must be true or false, was '" + v + "'");
+                });
     if (origin == null) {
       return null;
     }
     return new RouteConfig(
-        index, new RouteConfig.Match(host, prefix), originName, timeout, priority, breaker, cache);
+        index,
+        new RouteConfig.Match(host, prefix),
+        originName,
+        timeout,
+        priority,
+        breaker,
+        cache,
+        retryNonIdempotent);
   }
 
   private void warnUnusedOrigins(

@@ -21,7 +21,20 @@ public record RouteConfig(
     Duration timeout,
     int priority,
     BreakerConfig breaker,
-    Cache cache) {
+    Cache cache,
+    boolean retryNonIdempotent) {
+
+  /** A route that retries idempotent methods only. */
+  public RouteConfig(
+      int index,
+      Match match,
+      String origin,
+      Duration timeout,
+      int priority,
+      BreakerConfig breaker,
+      Cache cache) {
+    this(index, match, origin, timeout, priority, breaker, cache, false);
+  }
 
   /**
    * {@code match:} which requests the route takes.

@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param breaker the route's effective breaker policy (its {@code breaker:} fields over the
  *     origin's) for route-scoped breakers, or null to use the origin's
  * @param priority admission class of the route's requests, 1 (critical) .. 4 (background)
+ * @param retryNonIdempotent whether requests with non-idempotent methods (POST, PATCH) and no body
+ *     may be retried too ({@code routes[].retry_non_idempotent}); idempotent ones always may
  */
 public record Route(
     String id,
@@ -27,7 +29,8 @@ public record Route(
     String origin,
     Duration timeout,
     @Nullable BreakerPolicy breaker,
-    int priority) {
+    int priority,
+    boolean retryNonIdempotent) {
 
   /** Priority class of a route that states none (DESIGN.md {@code admission.priority.default}). */
   public static final int DEFAULT_PRIORITY = 2;
@@ -48,7 +51,7 @@ public record Route(
 
   /** A route that uses its origin's breaker policy. */
   public Route(String id, @Nullable String host, String prefix, String origin, Duration timeout) {
-    this(id, host, prefix, origin, timeout, null, DEFAULT_PRIORITY);
+    this(id, host, prefix, origin, timeout, null, DEFAULT_PRIORITY, false);
   }
 
   /** A route of the default priority class. */
@@ -59,6 +62,18 @@ public record Route(
       String origin,
       Duration timeout,
       @Nullable BreakerPolicy breaker) {
-    this(id, host, prefix, origin, timeout, breaker, DEFAULT_PRIORITY);
+    this(id, host, prefix, origin, timeout, breaker, DEFAULT_PRIORITY, false);
+  }
+
+  /** A route that retries idempotent methods only. */
+  public Route(
+      String id,
+      @Nullable String host,
+      String prefix,
+      String origin,
+      Duration timeout,
+      @Nullable BreakerPolicy breaker,
+      int priority) {
+    this(id, host, prefix, origin, timeout, breaker, priority, false);
   }
 }

@@ -269,7 +269,8 @@ public final class ProxyRuntime implements AutoCloseable {
               r.origin(),
               r.timeout(),
               r.breaker().toBreakerPolicy(),
-              r.priority()));
+              r.priority(),
+              r.retryNonIdempotent()));
     }
     return routes;
   }

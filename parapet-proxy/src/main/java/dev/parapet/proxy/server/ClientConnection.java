@@ -301,7 +301,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     long id = px.requestIds.incrementAndGet();
-    boolean replayable = !hasBody && IDEMPOTENT.contains(req.method());
+    boolean replayable =
+        !hasBody && (IDEMPOTENT.contains(req.method()) || route.retryNonIdempotent());
     String hint = req.headers().get(px.priorities.header());
     int priority =
         hint == null
@@ -807,7 +808,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
       traffic.extraLoad.requestStarted();
       extraLoadCounted = true;
-      if (traffic.hedge != null && replayable) {
+      if (traffic.hedge != null && replayable && IDEMPOTENT.contains(request.method())) {
         traffic.hedge.onRequest();
       }
       start(first, now);
@@ -905,7 +906,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void armHedge(long now) {
       HedgePolicy policy = traffic.hedge;
-      if (policy == null || !replayable || !extraLoadAllowed()) {
+      // Hedges only for idempotent methods, whatever a route allows for retries: a hedge sends
+      // the request twice at once.
+      if (policy == null
+          || !replayable
+          || !IDEMPOTENT.contains(request.method())
+          || !extraLoadAllowed()) {
         return;
       }
       long delay = traffic.hedgeDelayNanos(now);

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Mode;
@@ -160,6 +161,32 @@ class ConfigDefaultsTest {
     assertThat(load(MINIMAL).admission().perClient().maxInflight()).isZero();
     ProxyConfig c = load("admission: {per_client: {max_inflight: 32}}\n" + MINIMAL);
     assertThat(c.admission().perClient().maxInflight()).isEqualTo(32);
+  }
+
+  @Test
+  void routesRetryIdempotentMethodsOnlyUnlessTheyOptIn() throws Exception {
+    assertThat(load(MINIMAL).routes().get(0).retryNonIdempotent()).isFalse();
+    ProxyConfig c =
+        load(
+            """
+            origins:
+              api: {hosts: [127.0.0.1:9001]}
+            routes:
+              - origin: api
+                retry_non_idempotent: true
+            """);
+    assertThat(c.routes().get(0).retryNonIdempotent()).isTrue();
+    assertThatThrownBy(() ->
+            load(
+                """
+                origins:
+                  api: {hosts: [127.0.0.1:9001]}
+                routes:
+                  - origin: api
+                    retry_non_idempotent: sometimes
+                """))
+        .hasMessageContaining(
+            "routes[0].retry_non_idempotent: must be true or false, was 'sometimes'");
   }
 
   @Test

@@ -263,6 +263,27 @@ class ResilienceTest {
   }
 
   @Test
+  void aRouteMayOptInToRetryingBodylessNonIdempotentRequests() throws Exception {
+    ScriptedOrigin o = origin(n -> n == 0 ? Reply.status(503) : Reply.ok());
+    Route optIn = new Route("/", null, "/", "api", Duration.ofSeconds(8), null, 2, true);
+    ProxyServer p =
+        proxy(
+            List.of(optIn),
+            List.of(
+                pool("api", List.of(o.address()), retries(2, 1.0, 50, "503"), HedgeConfig.OFF)));
+
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + "/x"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(o.calls).hasValue(2);
+  }
+
+  @Test
   void attemptsStopAtTheConfiguredNumber() throws Exception {
     ScriptedOrigin o = origin(n -> Reply.status(503));
     ProxyServer p =
