@@ -59,18 +59,22 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One client connection: validates each request, routes it, asks the breaker, and streams it to a
- * pooled origin connection on the same event loop and the response back — or answers itself with an
- * honest error. One request at a time: while a request is handled the connection does not read
- * further requests (pipelined ones wait, decoded messages are queued).
+ * One client connection: validates each request, routes it, lets the edge cache answer it, asks the
+ * per-client limit, the breaker and admission control, and runs it as an {@code Exchange} of origin
+ * attempts on pooled connections of the same event loop (retries, one hedge), streaming the
+ * response back — or answers itself with an honest error (or a stale copy). One request at a time:
+ * while a request is handled the connection does not read further requests (pipelined ones wait,
+ * decoded messages are queued).
  *
  * <pre>
- *  head ─► valid? ─► route? ─► deadline ≥ min_useful? ─► pool slot? ─► breaker permits?
- *            │400      │404         │504                    │503           │503 + Retry-After
- *            ▼         ▼            ▼                       ▼              ▼
- *  acquire connection ─► forward head + body ─► response head (classify) ─► body ─► complete permit
- *        │refused/timeout ─► 502/504 (connect failure)       │attempt timeout ─► 504 (timeout)
+ *  head ─► valid? ─► route? ─► cache ─► per-client ─► breaker ─► admission ─► deadline ─► attempts
+ *            │400      │404      │hit      │429          │stale/fallback  │stale/503   │504
+ *                                                        │/503
+ *  attempt: pick host ─► pool slot ─► connection ─► head + body ─► response head ─► body ─► outcome
+ *                          │503        │502/504                    │retry, hedge race, cache
  * </pre>
+ *
+ * <p>docs/proxy.md walks through every step.
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
   /** Decoded pipelined messages held before reads pause. */
