@@ -51,9 +51,10 @@ final class ProxyConfigReader {
   private static final Set<String> QUEUE = keys("max", "target_sojourn", "interval");
   private static final Set<String> PRIORITY = keys("header", "trusted_sources", "default");
   private static final Set<String> MIN_MAX = keys("min", "max");
-  private static final Set<String> OVERLOAD = keys("heap", "cpu");
+  private static final Set<String> OVERLOAD = keys("heap", "cpu", "event_loop_lag");
   private static final Set<String> HEAP = keys("shed_low", "stop_accepting");
   private static final Set<String> CPU = keys("shed_low");
+  private static final Set<String> EVENT_LOOP_LAG = keys("shed_low", "stop_accepting");
   private static final Set<String> CACHE =
       keys("max_size", "stale_if_error", "stale_while_revalidate");
   private static final Set<String> ORIGIN =
@@ -326,8 +327,22 @@ final class ProxyConfigReader {
     double cpuShedLow =
         c.percentOrFraction(
             "shed_low", OverloadConfig.Cpu.DEFAULTS.shedLow(), ShareRange.ABOVE_ZERO);
+    MappingReader l = r.mapping("event_loop_lag", EVENT_LOOP_LAG);
+    OverloadConfig.EventLoopLag dl = OverloadConfig.EventLoopLag.DEFAULTS;
+    Duration lagShed = l.positiveDuration("shed_low", dl.shedLow());
+    Duration lagStop = l.positiveDuration("stop_accepting", dl.stopAccepting());
+    if (!l.failed("shed_low", "stop_accepting") && lagStop.compareTo(lagShed) <= 0) {
+      l.error(
+          "stop_accepting",
+          "must be greater than event_loop_lag.shed_low ("
+              + HumanDuration.format(lagShed)
+              + "), was "
+              + HumanDuration.format(lagStop));
+    }
     return new OverloadConfig(
-        new OverloadConfig.Heap(shedLow, stop), new OverloadConfig.Cpu(cpuShedLow));
+        new OverloadConfig.Heap(shedLow, stop),
+        new OverloadConfig.Cpu(cpuShedLow),
+        new OverloadConfig.EventLoopLag(lagShed, lagStop));
   }
 
   private CacheConfig cache(MappingReader r) {

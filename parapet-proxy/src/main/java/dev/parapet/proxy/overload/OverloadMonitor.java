@@ -97,13 +97,16 @@ public final class OverloadMonitor implements AutoCloseable {
 
   /**
    * The core thresholds from the YAML {@code overload:} block: heap {@code shed_low} and {@code
-   * stop_accepting}, CPU {@code shed_low}.
+   * stop_accepting}, CPU {@code shed_low}, event loop lag {@code shed_low} and {@code
+   * stop_accepting} (in nanoseconds, as the lag reading).
    */
   public static OverloadConfig thresholds(dev.parapet.proxy.config.OverloadConfig c) {
     return OverloadConfig.none()
         .with(OverloadResource.HEAP, OverloadLevel.SHED_LOW_PRIORITY, c.heap().shedLow())
         .with(OverloadResource.HEAP, OverloadLevel.STOP_ACCEPTING, c.heap().stopAccepting())
-        .with(OverloadResource.CPU, OverloadLevel.SHED_LOW_PRIORITY, c.cpu().shedLow());
+        .with(OverloadResource.CPU, OverloadLevel.SHED_LOW_PRIORITY, c.cpu().shedLow())
+        .withLag(OverloadLevel.SHED_LOW_PRIORITY, c.eventLoopLag().shedLow())
+        .withLag(OverloadLevel.STOP_ACCEPTING, c.eventLoopLag().stopAccepting());
   }
 
   /**

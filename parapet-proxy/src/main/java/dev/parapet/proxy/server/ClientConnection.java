@@ -1264,12 +1264,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
     }
 
-    private void endExtraLoad() {
+    private void releaseClientSlot() {
       ClientLimits limits = clientLimits;
       if (limits != null) {
         clientLimits = null;
         limits.release(peer());
       }
+    }
+
+    private void endExtraLoad() {
+      releaseClientSlot();
       if (extraLoadCounted) {
         extraLoadCounted = false;
         traffic.extraLoad.requestFinished();
@@ -1503,6 +1507,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             end(outcome, now);
             px.metrics.requestForwarded(route.id(), outcome, now - startNanos);
             logRequest(responseStatus, now - startNanos, null);
+            // Before the client can see the end: its next request may arrive on another loop.
+            releaseClientSlot();
           }
           ChannelFuture answered = cacheAnswered;
           if (answered != null) {

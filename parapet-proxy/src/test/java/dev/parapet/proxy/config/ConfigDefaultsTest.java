@@ -53,6 +53,8 @@ class ConfigDefaultsTest {
     assertThat(c.overload().heap().shedLow()).isEqualTo(0.85);
     assertThat(c.overload().heap().stopAccepting()).isEqualTo(0.95);
     assertThat(c.overload().cpu().shedLow()).isEqualTo(0.75);
+    assertThat(c.overload().eventLoopLag().shedLow()).isEqualTo(Duration.ofMillis(250));
+    assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.cache().maxSize().bytes()).isEqualTo(256L * 1024 * 1024);
     assertThat(c.cache().staleIfError()).isEqualTo(Duration.ofSeconds(300));
     assertThat(c.cache().staleWhileRevalidate()).isEqualTo(Duration.ofSeconds(60));
@@ -187,6 +189,20 @@ class ConfigDefaultsTest {
                 """))
         .hasMessageContaining(
             "routes[0].retry_non_idempotent: must be true or false, was 'sometimes'");
+  }
+
+  @Test
+  void eventLoopLagThresholdsAreReadAndOrdered() throws Exception {
+    ProxyConfig c =
+        load("overload: {event_loop_lag: {shed_low: 50ms, stop_accepting: 400ms}}\n" + MINIMAL);
+    assertThat(c.overload().eventLoopLag().shedLow()).isEqualTo(Duration.ofMillis(50));
+    assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofMillis(400));
+    assertThatThrownBy(() ->
+            load(
+                "overload: {event_loop_lag: {shed_low: 500ms, stop_accepting: 100ms}}\n" + MINIMAL))
+        .hasMessageContaining(
+            "overload.event_loop_lag.stop_accepting: must be greater than event_loop_lag.shed_low"
+                + " (500ms), was 100ms");
   }
 
   @Test
