@@ -42,6 +42,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.Timeout;
 import java.net.InetAddress;
@@ -92,6 +93,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           HttpMethod.TRACE,
           HttpMethod.PUT,
           HttpMethod.DELETE);
+
+  // Header names as AsciiString constants: their hash is computed once, not per request.
+  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
+  private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("X-Forwarded-Proto");
+  private static final AsciiString HTTP = AsciiString.cached("http");
+  private static final AsciiString DEADLINE = AsciiString.cached(DeadlineHeader.NAME);
 
   /** The load hint on a shed, for the calling tier's retry logic and balancers. */
   static final String CAPACITY_HEADER = "Parapet-Capacity";
@@ -390,7 +397,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    */
   private long budgetNanos(HttpRequest req, Route route) {
     long budget = route.timeout().toNanos();
-    long ms = DeadlineHeader.parseMillis(req.headers().get(DeadlineHeader.NAME));
+    long ms = DeadlineHeader.parseMillis(req.headers().get(DEADLINE));
     if (ms != DeadlineHeader.ABSENT) {
       budget = Math.min(budget, ms * 1_000_000L);
     }
@@ -1105,12 +1112,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ForwardedHeaders.appendVia(h, px.settings.name());
         String ip = clientIp();
         if (ip != null) {
-          String xff = h.get("X-Forwarded-For");
-          h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
+          String xff = h.get(X_FORWARDED_FOR);
+          h.set(X_FORWARDED_FOR, xff == null ? ip : xff + ", " + ip);
         }
-        h.set("X-Forwarded-Proto", "http");
+        h.set(X_FORWARDED_PROTO, HTTP);
       }
-      fwd.headers().set(DeadlineHeader.NAME, DeadlineHeader.format(remainingNanos(now)));
+      fwd.headers().set(DEADLINE, DeadlineHeader.format(remainingNanos(now)));
       return fwd;
     }
 

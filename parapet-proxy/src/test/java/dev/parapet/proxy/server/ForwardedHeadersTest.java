@@ -64,4 +64,18 @@ class ForwardedHeadersTest {
     assertThat(h.contains("Host")).isTrue();
     assertThat(h.contains("Content-Length")).isTrue();
   }
+
+  @Test
+  void viaIsAppendedWithEachProxysOwnName() {
+    for (int round = 0; round < 3; round++) {
+      for (String name : new String[] {"edge-1", "shield-1"}) {
+        HttpHeaders fresh = new DefaultHttpHeaders();
+        ForwardedHeaders.appendVia(fresh, name);
+        assertThat(fresh.get("Via")).isEqualTo("1.1 " + name);
+        HttpHeaders seen = via("1.1 client-proxy");
+        ForwardedHeaders.appendVia(seen, name);
+        assertThat(seen.get("Via")).isEqualTo("1.1 client-proxy, 1.1 " + name);
+      }
+    }
+  }
 }
