@@ -713,8 +713,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private OriginTraffic traffic(OriginPool p) {
-      OriginTraffic t = px.traffic.get(p.name());
-      return t != null ? t : OriginTraffic.of(p.settings(), px.random, px.settings.minUseful());
+      // Built with the context for every pool (fallbacks included): never made per request.
+      return Objects.requireNonNull(px.traffic.get(p.name()), p.name());
     }
 
     /**
@@ -1161,14 +1161,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       done = true;
       cancelTimers();
       long now = px.ticker.read();
-      if (ticket.permit().isActive()) {
-        ticket.permit().onIgnore(now);
-      } else {
-        px.admission.cancel(ticket);
-      }
-      releaseBody();
-      endExtraLoad();
-      exchange = null;
+      releaseHolds(now);
       local(error, detail, scope, retryAfter, keepAlive, hasBody && !requestComplete, capacity);
       if (!closing && requestComplete) {
         skipUntilLast = false; // the whole request was read already
@@ -1197,14 +1190,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       cancelTimers();
       long now = px.ticker.read();
       cancelAttempts(Outcome.LOCAL_REJECTION, now);
-      if (ticket.permit().isActive()) {
-        ticket.permit().onIgnore(now); // see succeed(): origin trouble does not teach the limit
-      } else {
-        px.admission.cancel(ticket);
-      }
-      releaseBody();
-      endExtraLoad();
-      exchange = null;
+      releaseHolds(now); // see succeed(): origin trouble does not teach the limit
       if (headSent) {
         closing = true;
         ChannelFuture answered = cacheAnswered;
@@ -1232,13 +1218,21 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       Attempt m = main;
       stop(m, Outcome.CLIENT_CANCELLED, now);
       stop(hedge, Outcome.CLIENT_CANCELLED, now);
+      px.metrics.requestForwarded(route.id(), Outcome.CLIENT_CANCELLED, now - startNanos);
+      logRequest(AccessLog.CLIENT_CLOSED, now - startNanos, null);
+      releaseHolds(now);
+    }
+
+    /**
+     * Gives back what an exchange that did not succeed holds besides its attempts: the admission
+     * slot (ignored as a sample, or taken out of the queue), the buffered body, its budgets.
+     */
+    private void releaseHolds(long now) {
       if (ticket.permit().isActive()) {
         ticket.permit().onIgnore(now);
       } else {
         px.admission.cancel(ticket);
       }
-      px.metrics.requestForwarded(route.id(), Outcome.CLIENT_CANCELLED, now - startNanos);
-      logRequest(AccessLog.CLIENT_CLOSED, now - startNanos, null);
       releaseBody();
       endExtraLoad();
       exchange = null;
