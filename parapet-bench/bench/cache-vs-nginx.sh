@@ -11,27 +11,12 @@
 #   parapet-bench/bench/cache-vs-nginx.sh [seconds per round, default 10] [rounds, default 3] [open-loop rate, default 2000]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=../../bin/java-env.sh
-. "$root/bin/java-env.sh"
+# shellcheck source=lib.sh
+. "$root/parapet-bench/bench/lib.sh"
 secs=${1:-10}
 rounds=${2:-3}
 open_rate=${3:-2000}
-work=$(mktemp -d "${TMPDIR:-/tmp}/parapet-cache-bench.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  [ -f "$work/origin.pid" ] && kill "$(cat "$work/origin.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
-
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-[ -x /usr/sbin/nginx ] || need+=(nginx)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]} ..." >&2
-  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+bench_need wrk nginx
 
 ORIGIN=19101 NGINX=18180 PARAPET=18181 ADMIN=18991
 mkdir -p "$work/www/hot" "$work/www/stale" "$work/logs" "$work/cache"
@@ -98,30 +83,12 @@ CONF
 
 /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
 /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
-(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
-java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
-  run -c "$work/parapet.yaml" --threads 1 >"$work/logs/parapet.log" 2>&1 &
-pids+=($!)
-ppid=$!
-for _ in $(seq 1 100); do curl -sf "127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+start_parapet "$work/parapet.yaml" "$ADMIN"
 curl -sf "127.0.0.1:$PARAPET/hot/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
 curl -sf "127.0.0.1:$NGINX/hot/1k" >/dev/null
 hit_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
 hit_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')
 
-run_wrk() { # name port path -> "rps p50 p99 non2xx"
-  local out rps p50 p99 non2xx
-  out=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$2$3" 2>&1)
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
-  echo "$1 $rps $p50 $p99 ${non2xx:-0}"
-}
-openloop() { # name url rate
-  java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 \
-    | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
-}
 
 echo "warming up Parapet's JIT ..." >&2
 wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/hot/1k" >/dev/null 2>&1

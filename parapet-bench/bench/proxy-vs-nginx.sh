@@ -11,29 +11,12 @@
 #   parapet-bench/bench/proxy-vs-nginx.sh [seconds per round, default 10] [rounds, default 3] [open-loop rate, default 2000]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=../../bin/java-env.sh
-. "$root/bin/java-env.sh"
+# shellcheck source=lib.sh
+. "$root/parapet-bench/bench/lib.sh"
 secs=${1:-10}
 rounds=${2:-3}
 open_rate=${3:-2000}   # well below saturation: on 2 shared cores 10k req/s already queues everywhere
-work=$(mktemp -d "${TMPDIR:-/tmp}/parapet-bench.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  [ -f "$work/origin.pid" ] && kill "$(cat "$work/origin.pid")" 2>/dev/null || true
-  [ -f "$work/haproxy.pid" ] && kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true
-}
-trap cleanup EXIT
-
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-[ -x /usr/sbin/nginx ] || need+=(nginx)
-[ -x /usr/sbin/haproxy ] || need+=(haproxy)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]} ..." >&2
-  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+bench_need wrk nginx haproxy
 
 ORIGIN=19001 NGINX=18080 PARAPET=18081 HAPROXY=18082 ADMIN=18901 DEAD=19009
 mkdir -p "$work/www/api" "$work/logs"
@@ -118,26 +101,9 @@ have_haproxy=0
 if [ -x /usr/sbin/haproxy ]; then
   /usr/sbin/haproxy -D -f "$work/haproxy.cfg" && have_haproxy=1
 fi
-(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
-# PARAPET_JAVA_OPTS adds JVM options (for example a collector) to the default heap settings.
-java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
-  run -c "$work/parapet.yaml" --threads 1 >"$work/logs/parapet.log" 2>&1 &
-pids+=($!)
-ppid=$!
-for _ in $(seq 1 100); do curl -sf "127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+start_parapet "$work/parapet.yaml" "$ADMIN"
 curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
 
-run_wrk() { # name port path -> "rps p50 p99"
-  local out
-  out=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$2$3" 2>&1)
-  local rps p50 p99
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-  local non2xx
-  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
-  echo "$1 $rps $p50 $p99 ${non2xx:-0}"
-}
 
 echo "warming up Parapet's JIT ..." >&2
 wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
@@ -157,10 +123,6 @@ fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
 
 # Open loop at a fixed rate below saturation: latency from when each request was due (no
 # coordinated omission), so the tails compare fairly.
-openloop() { # name url rate
-  java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 \
-    | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
-}
 open_rows=()
 open_rows+=("$(openloop nginx "http://127.0.0.1:$NGINX/api/1k" "$open_rate")")
 open_rows+=("$(openloop parapet "http://127.0.0.1:$PARAPET/api/1k" "$open_rate")")

@@ -1,0 +1,57 @@
+# Sourced by the bench scripts (root = the repository): the JDK, a work directory stopped and
+# cleaned on exit, Debian packages installed when missing, Parapet built and started, and the two
+# load tools (wrk closed loop, OpenLoopLoad open loop). Everything binds 127.0.0.1.
+# shellcheck shell=bash
+# shellcheck source=../../bin/java-env.sh
+. "$root/bin/java-env.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/parapet-bench.XXXXXX")
+pids=()
+bench_cleanup() {
+  local p f
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for f in "$work"/*.pid; do [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true; done
+}
+trap bench_cleanup EXIT
+
+# bench_need TOOL... : installs (as root, from Debian's packages) the tools that are missing.
+bench_need() {
+  local need=() t
+  for t in "$@"; do
+    command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || need+=("$t")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "installing ${need[*]} ..." >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+}
+
+# start_parapet CONFIG ADMIN_PORT: builds the jars, starts `parapet run` (heap fixed at 512 MiB,
+# one event loop, PARAPET_JAVA_OPTS added, for example a collector), waits for readyz; sets ppid.
+start_parapet() {
+  (cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
+  # shellcheck disable=SC2086 # the flag lists are word lists
+  java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
+    run -c "$1" --threads 1 >"$work/logs/parapet.log" 2>&1 &
+  pids+=($!)
+  ppid=$!
+  local _
+  for _ in $(seq 1 100); do curl -sf "127.0.0.1:$2/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+}
+
+# run_wrk NAME PORT PATH -> "NAME rps p50 p99 non2xx" (wrk -t1 -c50 for $secs seconds)
+run_wrk() {
+  local out rps p50 p99 non2xx
+  out=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$2$3" 2>&1)
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+  echo "$1 $rps $p50 $p99 ${non2xx:-0}"
+}
+
+# openloop NAME URL RATE -> one markdown row: requests due at a fixed rate for $secs seconds,
+# latency from when each was due (no coordinated omission), 32 connections.
+openloop() {
+  java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 \
+    | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
+}
