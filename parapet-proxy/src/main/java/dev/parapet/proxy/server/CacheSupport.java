@@ -659,7 +659,7 @@ final class CacheSupport {
       h.set(HttpHeaderNames.AGE, Long.toString(e.ageSeconds(now)));
     }
     addStatus(h, s);
-    ForwardedHeaders.appendVia(h, px.settings.name());
+    ForwardedHeaders.appendVia(h, px.viaMember);
     return r;
   }
 
@@ -928,7 +928,7 @@ final class CacheSupport {
       out.remove(HttpHeaderNames.EXPECT);
       out.remove(HttpHeaderNames.CACHE_CONTROL); // the client's directives were for its request
       Revalidation.addValidators(entry, out);
-      ForwardedHeaders.appendVia(out, px.settings.name());
+      ForwardedHeaders.appendVia(out, px.viaMember);
       out.set(DeadlineHeader.NAME, DeadlineHeader.format(pool.settings().timeout().toNanos()));
       sentNanos = px.ticker.read();
       ch.writeAndFlush(r);

@@ -1109,7 +1109,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (chunked) {
           h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
-        ForwardedHeaders.appendVia(h, px.settings.name());
+        ForwardedHeaders.appendVia(h, px.viaMember);
         String ip = clientIp();
         if (ip != null) {
           String xff = h.get(X_FORWARDED_FOR);
@@ -1459,7 +1459,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           if (!framedByLength && mayHaveBody(resp.status())) {
             h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
           }
-          ForwardedHeaders.appendVia(h, px.settings.name());
+          ForwardedHeaders.appendVia(h, px.viaMember);
           String from = fallbackFrom;
           if (from != null) {
             // RFC 9209: members are appended, the one closest to the client last.

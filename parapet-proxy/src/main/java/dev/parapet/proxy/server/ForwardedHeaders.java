@@ -53,25 +53,15 @@ final class ForwardedHeaders {
     }
   }
 
-  /** Appends {@code 1.1 name} to Via. */
-  static void appendVia(HttpHeaders h, String name) {
-    String via = h.get(HttpHeaderNames.VIA);
-    h.set(HttpHeaderNames.VIA, via == null || via.isBlank() ? viaOf(name) : via + ", 1.1 " + name);
+  /** This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}. */
+  static String viaMember(String name) {
+    return "1.1 " + name;
   }
 
-  /** A proxy name and its Via value, read and replaced as one (several proxies share a JVM). */
-  private record Via(String name, String value) {}
-
-  // The usual case (no Via yet) needs the same value every time: made once per proxy name.
-  private static volatile Via lastVia = new Via("", "1.1 ");
-
-  private static String viaOf(String name) {
-    Via v = lastVia;
-    if (!v.name().equals(name)) {
-      v = new Via(name, "1.1 " + name);
-      lastVia = v;
-    }
-    return v.value();
+  /** Appends this hop's {@code member} (see {@link #viaMember}) to Via. */
+  static void appendVia(HttpHeaders h, String member) {
+    String via = h.get(HttpHeaderNames.VIA);
+    h.set(HttpHeaderNames.VIA, via == null || via.isBlank() ? member : via + ", " + member);
   }
 
   /** True when {@code name} already appears as a received-by in Via: the request looped. */

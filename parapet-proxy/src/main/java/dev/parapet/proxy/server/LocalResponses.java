@@ -21,10 +21,12 @@ public final class LocalResponses {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String name;
+  private final String via;
 
   /** Responses signed with this proxy's {@code name} (DESIGN.md: "appears in Proxy-Status"). */
   public LocalResponses(String name) {
     this.name = name;
+    this.via = ForwardedHeaders.viaMember(name);
   }
 
   /**
@@ -65,7 +67,7 @@ public final class LocalResponses {
         .setInt(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes())
         .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
         .set("Proxy-Status", proxyStatus(error, detail))
-        .set(HttpHeaderNames.VIA, "1.1 " + name);
+        .set(HttpHeaderNames.VIA, via);
     if (retryAfterSeconds >= 0) {
       r.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));
     }

@@ -36,6 +36,9 @@ final class ProxyContext {
 
   final AtomicLong requestIds = new AtomicLong();
 
+  /** This proxy's {@code Via} member ({@code 1.1 NAME}), made once per configuration. */
+  final String viaMember;
+
   /** Extra-load policies (retries, hedges) per origin pool, by name. */
   final Map<String, OriginTraffic> traffic;
 
@@ -79,6 +82,7 @@ final class ProxyContext {
     this.origins = Map.copyOf(origins);
     this.breakers = breakers;
     this.responses = new LocalResponses(settings.name());
+    this.viaMember = ForwardedHeaders.viaMember(settings.name());
     this.ticker = ticker;
     this.random = random;
     this.metrics = metrics;

@@ -70,10 +70,10 @@ class ForwardedHeadersTest {
     for (int round = 0; round < 3; round++) {
       for (String name : new String[] {"edge-1", "shield-1"}) {
         HttpHeaders fresh = new DefaultHttpHeaders();
-        ForwardedHeaders.appendVia(fresh, name);
+        ForwardedHeaders.appendVia(fresh, ForwardedHeaders.viaMember(name));
         assertThat(fresh.get("Via")).isEqualTo("1.1 " + name);
         HttpHeaders seen = via("1.1 client-proxy");
-        ForwardedHeaders.appendVia(seen, name);
+        ForwardedHeaders.appendVia(seen, ForwardedHeaders.viaMember(name));
         assertThat(seen.get("Via")).isEqualTo("1.1 client-proxy, 1.1 " + name);
       }
     }
