@@ -83,22 +83,17 @@ final class AccessLog implements AutoCloseable {
       @Nullable String error,
       @Nullable String client) {
     StringBuilder b = new StringBuilder(192);
-    b.append("{\"time\":")
-        .append(epochMillis / 1000)
-        .append('.')
-        .append(String.format("%03d", epochMillis % 1000))
-        .append(",\"route\":");
+    b.append("{\"time\":");
+    thousandths(b, epochMillis);
+    b.append(",\"route\":");
     quote(b, route);
     b.append(",\"method\":");
     quote(b, method);
     b.append(",\"target\":");
     quote(b, target.length() > 2048 ? target.substring(0, 2048) : target);
-    b.append(",\"status\":")
-        .append(status)
-        .append(",\"latency_ms\":")
-        .append(String.format("%.3f", latencyNanos / 1e6))
-        .append(",\"attempts\":")
-        .append(attempts);
+    b.append(",\"status\":").append(status).append(",\"latency_ms\":");
+    thousandths(b, Math.max(0, latencyNanos) / 1000);
+    b.append(",\"attempts\":").append(attempts);
     if (error != null) {
       b.append(",\"error\":");
       quote(b, error);
@@ -111,6 +106,19 @@ final class AccessLog implements AutoCloseable {
     if (!lines.offer(b.toString())) {
       dropped.increment();
     }
+  }
+
+  /** Appends {@code value / 1000} with three decimals (no {@code String.format} per request). */
+  private static void thousandths(StringBuilder b, long value) {
+    long fraction = value % 1000;
+    b.append(value / 1000).append('.');
+    if (fraction < 100) {
+      b.append('0');
+    }
+    if (fraction < 10) {
+      b.append('0');
+    }
+    b.append(fraction);
   }
 
   private static void quote(StringBuilder b, String s) {
