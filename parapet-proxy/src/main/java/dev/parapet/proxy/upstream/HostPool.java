@@ -7,7 +7,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpClientCodec;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -255,7 +254,7 @@ public final class HostPool {
                   @Override
                   protected void initChannel(Channel ch) {
                     ch.pipeline()
-                        .addLast("codec", new HttpClientCodec(8192, 32 * 1024, 8192))
+                        .addLast("codec", new OriginCodec(8192, 32 * 1024, 8192))
                         .addLast("origin", new OriginConnection().bind(ch));
                   }
                 })
