@@ -25,10 +25,17 @@ public final class RouteTable {
 
   /** The route for {@code hostHeader} (may carry a port; may be null) and {@code path}, or null. */
   public @Nullable Route match(@Nullable String hostHeader, String path) {
-    String host = hostOnly(hostHeader);
+    String host = null;
+    boolean hostKnown = false; // worked out only when a route names a host
     for (Route r : routes) {
-      if (r.host() != null && !r.host().equals(host)) {
-        continue;
+      if (r.host() != null) {
+        if (!hostKnown) {
+          host = hostOnly(hostHeader);
+          hostKnown = true;
+        }
+        if (!r.host().equals(host)) {
+          continue;
+        }
       }
       if (path.startsWith(r.prefix())) {
         return r;

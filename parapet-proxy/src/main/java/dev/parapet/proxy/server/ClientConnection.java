@@ -51,6 +51,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -149,6 +150,20 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   /** The current request is handled again after waiting: it must not wait a second time. */
   private boolean uncollapsed;
 
+  /**
+   * Attempt deadlines: one check scheduled per connection, not a timer per request. A keep-alive
+   * connection's requests nearly always end long before their timeout, so the check armed for an
+   * earlier attempt mostly finds it done and re-arms for the current one: in steady state a
+   * connection schedules about once per timeout period instead of once per request (a timer per
+   * request cost an allocation, two queue hand-offs to the timer thread, and kept the finished
+   * request reachable until the wheel's next tick). Deadlines are on the event loop's clock, like
+   * every timer Netty schedules.
+   */
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> deadlineCheck;
+
+  /** When {@link #deadlineCheck} runs, in {@link System#nanoTime()} terms. */
+  private long deadlineCheckAt;
+
   ClientConnection(
       Supplier<ProxyContext> contexts, RequestHeadTimer headTimer, @Nullable AccessLog accessLog) {
     this.contexts = contexts;
@@ -197,6 +212,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    io.netty.util.concurrent.ScheduledFuture<?> check = deadlineCheck;
+    if (check != null) {
+      check.cancel(false);
+      deadlineCheck = null;
+    }
     Exchange ex = exchange;
     if (ex != null) {
       ex.clientGone();
@@ -385,7 +405,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           + px.settings.maxHeaderFields()
           + ")";
     }
-    int hosts = req.headers().getAll(HttpHeaderNames.HOST).size();
+    int hosts = 0; // counted in place: getAll would copy the values into a list per request
+    for (Iterator<? extends CharSequence> it =
+            req.headers().valueCharSequenceIterator(HttpHeaderNames.HOST);
+        it.hasNext(); ) {
+      it.next();
+      hosts++;
+    }
     if (req.protocolVersion().equals(HttpVersion.HTTP_1_1) ? hosts != 1 : hosts > 1) {
       return "Host headers : " + hosts + " (expected: exactly one)";
     }
@@ -560,6 +586,31 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     } else if (lastRead && skipUntilLast && !parked) {
       skipUntilLast = false;
       nextRequest();
+    }
+  }
+
+  /** Makes sure the deadline check runs no later than {@code at} ({@link System#nanoTime()}). */
+  private void armDeadline(long at) {
+    io.netty.util.concurrent.ScheduledFuture<?> check = deadlineCheck;
+    if (check != null) {
+      if (deadlineCheckAt - at <= 0) {
+        return; // it comes first and re-arms for what is still running then
+      }
+      check.cancel(false);
+    }
+    ChannelHandlerContext c = Objects.requireNonNull(ctx, "ctx");
+    deadlineCheckAt = at;
+    deadlineCheck =
+        c.executor()
+            .schedule(
+                this::checkDeadlines, Math.max(1, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+  }
+
+  private void checkDeadlines() {
+    deadlineCheck = null;
+    Exchange ex = exchange;
+    if (ex != null) {
+      ex.expireAttempts(System.nanoTime());
     }
   }
 
@@ -889,12 +940,29 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       long timeout =
           Math.max(1, Math.min(a.pool.settings().timeout().toNanos(), remainingNanos(now)));
       a.timeoutNanos = timeout;
-      // A hashed wheel: O(1) to arm and cancel, where a per-request scheduled task on the event
-      // loop costs a priority-queue insert and removal (7 % of the proxy's CPU when profiled).
-      a.timer =
-          px.timeouts.newTimeout(
-              t -> client.executor().execute(a::onTimeout), timeout, TimeUnit.NANOSECONDS);
+      a.deadline = System.nanoTime() + timeout;
+      armDeadline(a.deadline);
       a.host.acquire(client.channel().eventLoop(), a);
+    }
+
+    /** Times out the running attempts whose deadline has passed; re-arms for the others. */
+    void expireAttempts(long now) {
+      Attempt m = main;
+      if (m != null && m.started && !m.done && m.deadline - now <= 0) {
+        m.onTimeout();
+      }
+      Attempt h = hedge;
+      if (h != null && h.started && !h.done && h.deadline - now <= 0) {
+        h.onTimeout();
+      }
+      m = main;
+      if (m != null && m.started && !m.done) {
+        armDeadline(m.deadline);
+      }
+      h = hedge;
+      if (h != null && h.started && !h.done) {
+        armDeadline(h.deadline);
+      }
     }
 
     private @Nullable Attempt liveAttempt() {
@@ -1319,8 +1387,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       final Permit permit = new Permit();
       @Nullable BudgetSlot slot;
       @Nullable Channel origin;
-      @Nullable Timeout timer;
       long timeoutNanos;
+
+      /** When this attempt times out, in {@link System#nanoTime()} terms (once started). */
+      long deadline;
+
       long sentNanos;
       boolean started;
       boolean originKeepAlive;
@@ -1576,7 +1647,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       }
 
       void onTimeout() {
-        timer = null;
         if (done) {
           return;
         }
@@ -1645,11 +1715,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       /** Ends the attempt's hold on the connection, the pool slot and its budget place. */
       void finish(boolean reuse) {
         done = true;
-        Timeout t = timer;
-        if (t != null) {
-          t.cancel();
-          timer = null;
-        }
         Channel o = origin;
         if (o != null) {
           OriginConnection.of(o).detach();

@@ -1,11 +1,15 @@
 package dev.parapet.proxy.server;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Header rules at a hop (RFC 9110 §7.6.1): connection-specific fields — the fixed hop-by-hop set
@@ -26,31 +30,95 @@ final class ForwardedHeaders {
     HttpHeaderNames.PROXY_AUTHENTICATE
   };
 
+  private static final AsciiString CLOSE = HttpHeaderValues.CLOSE;
+
   private ForwardedHeaders() {}
 
-  /** Removes hop-by-hop fields and the fields {@code Connection} names. */
+  /**
+   * Removes hop-by-hop fields and the fields {@code Connection} names. One walk over the fields
+   * finds which are present (most messages carry only {@code Connection: keep-alive}), so only
+   * those are removed and the {@code Connection} value is scanned in place, without splitting it.
+   */
   static void stripHopByHop(HttpHeaders h) {
-    List<String> named = List.of();
-    if (h.contains(HttpHeaderNames.CONNECTION)) {
-      named = new ArrayList<>();
-      for (String value : h.getAll(HttpHeaderNames.CONNECTION)) {
-        for (String token : value.split(",")) {
-          String t = token.trim().toLowerCase(Locale.ROOT);
-          if (!t.isEmpty()) {
-            named.add(t);
-          }
+    int present = 0;
+    @Nullable List<String> named = null;
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+        it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      int i = hopByHopIndex(e.getKey());
+      if (i >= 0) {
+        present |= 1 << i;
+        if (i == 0) {
+          named = connectionOptions(e.getValue(), named);
         }
       }
     }
-    for (AsciiString n : HOP_BY_HOP) {
-      h.remove(n);
+    for (int i = 0; present != 0; i++, present >>>= 1) {
+      if ((present & 1) != 0) {
+        h.remove(HOP_BY_HOP[i]);
+      }
     }
-    for (String n : named) {
-      // Never let a client strip end-to-end fields the proxy depends on through Connection.
-      if (!n.equals("host") && !n.equals("content-length")) {
+    if (named != null) {
+      for (String n : named) {
         h.remove(n);
       }
     }
+  }
+
+  /** The index of {@code name} in {@link #HOP_BY_HOP}, or -1. */
+  private static int hopByHopIndex(CharSequence name) {
+    int n = name.length();
+    for (int i = 0; i < HOP_BY_HOP.length; i++) {
+      AsciiString h = HOP_BY_HOP[i];
+      if (h.length() == n && h.contentEqualsIgnoreCase(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Adds to {@code into} (made when first needed) the field names a {@code Connection} value lists,
+   * lowercase, leaving out the hop-by-hop fields removed anyway, {@code keep-alive} and {@code
+   * close}, and the end-to-end fields a client must never strip through Connection (Host,
+   * Content-Length).
+   */
+  private static @Nullable List<String> connectionOptions(
+      CharSequence value, @Nullable List<String> into) {
+    int n = value.length();
+    int i = 0;
+    while (i < n) {
+      int end = i;
+      while (end < n && value.charAt(end) != ',') {
+        end++;
+      }
+      int from = i;
+      int to = end;
+      while (from < to && isOws(value.charAt(from))) {
+        from++;
+      }
+      while (to > from && isOws(value.charAt(to - 1))) {
+        to--;
+      }
+      if (from < to) {
+        CharSequence token = value.subSequence(from, to);
+        if (hopByHopIndex(token) < 0
+            && !AsciiString.contentEqualsIgnoreCase(token, CLOSE)
+            && !AsciiString.contentEqualsIgnoreCase(token, HttpHeaderNames.HOST)
+            && !AsciiString.contentEqualsIgnoreCase(token, HttpHeaderNames.CONTENT_LENGTH)) {
+          if (into == null) {
+            into = new ArrayList<>(2);
+          }
+          into.add(token.toString().toLowerCase(Locale.ROOT));
+        }
+      }
+      i = end + 1;
+    }
+    return into;
+  }
+
+  private static boolean isOws(char c) {
+    return c == ' ' || c == '\t';
   }
 
   /** This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}. */
