@@ -14,7 +14,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,8 +68,11 @@ public final class OriginCodec
     "Link",
   };
 
-  /** {@link #COMMON_NAMES} and their lowercase forms, by length. */
-  private static final AsciiString[][] NAMES_BY_LENGTH = namesByLength();
+  /**
+   * {@link #COMMON_NAMES} and their lowercase forms by length, then by first byte (mostly one
+   * candidate each): a name is looked up with a compare or two, not a scan.
+   */
+  private static final AsciiString[][][] NAMES = names();
 
   private static final String HTTP_1_1 = "HTTP/1.1";
   private static final byte[] HTTP_1_1_BYTES = HTTP_1_1.getBytes(StandardCharsets.US_ASCII);
@@ -98,22 +103,20 @@ public final class OriginCodec
         new RequestEncoder(methods));
   }
 
-  private static AsciiString[][] namesByLength() {
+  private static AsciiString[][][] names() {
     int longest = 0;
     for (String n : COMMON_NAMES) {
       longest = Math.max(longest, n.length());
     }
-    List<List<AsciiString>> byLength = new java.util.ArrayList<>();
-    for (int i = 0; i <= longest; i++) {
-      byLength.add(new java.util.ArrayList<>());
-    }
-    for (String n : COMMON_NAMES) {
-      byLength.get(n.length()).add(AsciiString.cached(n));
-      byLength.get(n.length()).add(AsciiString.cached(n.toLowerCase(java.util.Locale.ROOT)));
-    }
-    AsciiString[][] out = new AsciiString[longest + 1][];
-    for (int i = 0; i <= longest; i++) {
-      out[i] = byLength.get(i).toArray(new AsciiString[0]);
+    AsciiString[][][] out = new AsciiString[longest + 1][128][];
+    for (String name : COMMON_NAMES) {
+      for (String n : new String[] {name, name.toLowerCase(Locale.ROOT)}) {
+        AsciiString[] before = out[n.length()][n.charAt(0)];
+        AsciiString[] after =
+            before == null ? new AsciiString[1] : Arrays.copyOf(before, before.length + 1);
+        after[after.length - 1] = AsciiString.cached(n);
+        out[n.length()][n.charAt(0)] = after;
+      }
     }
     return out;
   }
@@ -177,12 +180,15 @@ public final class OriginCodec
     }
 
     private static @Nullable AsciiString known(byte[] sb, int start, int length) {
-      if (length >= NAMES_BY_LENGTH.length) {
+      if (length <= 0 || length >= NAMES.length || sb[start] < 0) {
         return null;
       }
-      for (AsciiString n : NAMES_BY_LENGTH[length]) {
-        if (sameBytes(sb, start, length, n.array(), n.arrayOffset())) {
-          return n;
+      AsciiString[] candidates = NAMES[length][sb[start]];
+      if (candidates != null) {
+        for (AsciiString n : candidates) {
+          if (sameBytes(sb, start, length, n.array(), n.arrayOffset())) {
+            return n;
+          }
         }
       }
       return null;
