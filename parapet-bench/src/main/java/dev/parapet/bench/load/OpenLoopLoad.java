@@ -39,8 +39,9 @@ import org.HdrHistogram.Histogram;
  * Prints achieved rate, status counts and latency percentiles (ms) as one line per field. The first
  * {@code WARMUP} seconds of requests (default {@link #WARMUP_SECONDS}) are sent but not measured:
  * they warm this JVM's own JIT, whose compiler threads compete for the machine's cores for several
- * seconds after it starts (on two cores that delayed requests through the proxy under test by 2-6
- * ms, a few per 100 ms, for the first 4-5 s: measured from the proxy's access log).
+ * seconds after it starts. On two cores, requests through a proxy under test were delayed by 2-6
+ * ms, a few times per 100 ms, during the generator's first 4-5 s and rarely after (the proxy's
+ * access log), so the bench scripts pass 8.
  */
 public final class OpenLoopLoad {
   /** Seconds sent before measuring starts. */
