@@ -27,10 +27,13 @@ bench_need() {
 
 # start_parapet CONFIG ADMIN_PORT: builds the jars, starts `parapet run` (heap fixed at 512 MiB,
 # one event loop, PARAPET_JAVA_OPTS added, for example a collector), waits for readyz; sets ppid.
+# In a session of its own (setsid), as nginx and HAProxy are once they daemonize: with the kernel's
+# autogroup scheduling each session shares the CPU as one group, and Parapet started as a plain
+# child would have shared its group with wrk and the open-loop generator while nginx had one alone.
 start_parapet() {
   (cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
   # shellcheck disable=SC2086 # the flag lists are word lists
-  java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
+  setsid java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
     run -c "$1" --threads 1 >"$work/logs/parapet.log" 2>&1 &
   pids+=($!)
   ppid=$!
