@@ -130,7 +130,7 @@ for line in "${hits[@]}"; do
   i=$((i + 1))
 done
 echo
-echo "Open loop, ${secs}s at a fixed rate, 32 connections (ms from when each request was due):"
+echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (ms from when each request was due):"
 echo
 echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
 echo "|---|---:|---:|---:|---:|---:|---:|"

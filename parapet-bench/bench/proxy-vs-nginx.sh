@@ -3,8 +3,8 @@
 #   1. keep-alive throughput and latency of 1 KiB responses through each proxy to the same origin
 #      (an nginx serving a static file), wrk -t1 -c50, several alternating rounds;
 #   2. fast-fail latency while Parapet's breaker is open (the origin refuses connections);
-#   3. open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission) for nginx,
-#      Parapet, and Parapet's fast-fail path.
+#   3. open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission), alternating
+#      rounds of nginx and Parapet, then Parapet's fast-fail path once.
 # Prints a markdown table for docs/benchmarks.md. Installs nginx, wrk and haproxy from Debian's
 # packages when missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
@@ -123,9 +123,12 @@ fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
 
 # Open loop at a fixed rate below saturation: latency from when each request was due (no
 # coordinated omission), so the tails compare fairly.
+# Alternating rounds like the closed loop: on a shared two-core machine one run's tail moves a lot.
 open_rows=()
-open_rows+=("$(openloop nginx "http://127.0.0.1:$NGINX/api/1k" "$open_rate")")
-open_rows+=("$(openloop parapet "http://127.0.0.1:$PARAPET/api/1k" "$open_rate")")
+for r in $(seq 1 "$rounds"); do
+  open_rows+=("$(openloop "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k" "$open_rate")")
+  open_rows+=("$(openloop "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" "$open_rate")")
+done
 open_rows+=("$(openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate")")
 
 echo
@@ -141,7 +144,7 @@ done
 set -- $fastfail
 echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 |"
 echo
-echo "Open loop, ${secs}s at a fixed rate, 32 connections (ms from when each request was due):"
+echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (ms from when each request was due):"
 echo
 echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
