@@ -68,6 +68,9 @@ final class ForwardedHeaders {
   /** The index of {@code name} in {@link #HOP_BY_HOP}, or -1. */
   private static int hopByHopIndex(CharSequence name) {
     int n = name.length();
+    if (n != 2 && n != 7 && n != 10 && n < 16) {
+      return -1; // no hop-by-hop name has this length (most names: Host, Date, Content-Type, ...)
+    }
     for (int i = 0; i < HOP_BY_HOP.length; i++) {
       AsciiString h = HOP_BY_HOP[i];
       if (h.length() == n && h.contentEqualsIgnoreCase(name)) {

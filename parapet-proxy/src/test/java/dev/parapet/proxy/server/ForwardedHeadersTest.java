@@ -55,6 +55,25 @@ class ForwardedHeadersTest {
   }
 
   @Test
+  void everyFixedHopByHopNameAndOddlySpacedConnectionOptionsAreHandled() {
+    HttpHeaders h = new DefaultHttpHeaders();
+    h.add("connection", ",\tX-A ,, x-b\t, UPGRADE,");
+    h.add("Transfer-Encoding", "chunked");
+    h.add("Trailer", "X-T");
+    h.add("Upgrade", "websocket");
+    h.add("Proxy-Authorization", "Basic x");
+    h.add("Proxy-Authenticate", "Basic");
+    h.add("X-A", "1");
+    h.add("X-B", "2");
+    h.add("X-Ab", "kept: only whole names count");
+    h.add("Date", "kept");
+
+    ForwardedHeaders.stripHopByHop(h);
+
+    assertThat(h.names()).containsExactlyInAnyOrder("X-Ab", "Date");
+  }
+
+  @Test
   void connectionCannotStripHostOrContentLength() {
     HttpHeaders h = new DefaultHttpHeaders();
     h.add("Connection", "Host, Content-Length");
