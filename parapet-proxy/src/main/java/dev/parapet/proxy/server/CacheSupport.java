@@ -127,6 +127,10 @@ final class CacheSupport {
   private Collapser.@Nullable Ticket<CacheKey, CachedResponse> ticket;
   private Collapser.@Nullable Flight<CacheKey, CachedResponse> flight;
   private boolean cancelled;
+
+  /** This request stopped waiting for the flight it joined (its own deadline came first). */
+  private boolean abandoned;
+
   private @Nullable Recorder recorder;
 
   private CacheSupport(
@@ -338,7 +342,7 @@ final class CacheSupport {
   }
 
   private void woken(@Nullable CachedResponse value, @Nullable Throwable cause) {
-    if (cancelled || !client.channel().isActive()) {
+    if (cancelled || abandoned || !client.channel().isActive()) {
       return;
     }
     long now = px.ticker.read();
@@ -514,6 +518,19 @@ final class CacheSupport {
   void abort(ProxyError error, String detail) {
     recorder = null;
     endFlight(null, new FetchFailed(trigger(error), error, detail));
+  }
+
+  /**
+   * A waiting request gives up on the flight it joined: its own deadline came before the leader's
+   * answer. It leaves the flight (a wake already on its way does nothing) and is answered through
+   * {@link #onLocalError}, with a stale copy when stale-if-error allows one.
+   */
+  void stopWaiting() {
+    abandoned = true;
+    Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
+    if (t != null && t.role() == Collapser.Role.WAITER) {
+      t.cancel();
+    }
   }
 
   /** The client connection closed. */

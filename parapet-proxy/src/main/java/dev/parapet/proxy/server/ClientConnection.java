@@ -164,6 +164,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
   /** When {@link #deadlineCheck} runs, in {@link System#nanoTime()} terms. */
   private long deadlineCheckAt;
 
+  /**
+   * The deadline of a request parked behind another request's fetch of the same object: a waiter
+   * whose own budget (a shorter incoming {@code Parapet-Deadline}) ends first is answered then,
+   * with a stale copy when allowed or a 504, instead of waiting out the leader's origin timeout.
+   */
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> parkedDeadline;
+
   ClientConnection(
       Supplier<ProxyContext> contexts, RequestHeadTimer headTimer, @Nullable AccessLog accessLog) {
     this.contexts = contexts;
@@ -224,6 +231,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     CacheSupport cf = cacheFlow;
     if (cf != null) {
       cf.clientGone();
+    }
+    io.netty.util.concurrent.ScheduledFuture<?> waiting = parkedDeadline;
+    if (waiting != null) {
+      waiting.cancel(false);
+      parkedDeadline = null;
     }
     releaseQueued();
   }
@@ -543,6 +555,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     } else if (cf != null && cf.step() == CacheSupport.Step.WAIT) {
       parked = true;
       skipUntilLast = true; // its (empty) last content is dropped while it waits
+      long left = requestStart + budgetNanos(req, route) - px.ticker.read();
+      parkedDeadline =
+          c.executor()
+              .schedule(
+                  () -> waitedTooLong(route, keepAlive), Math.max(1, left), TimeUnit.NANOSECONDS);
       return true;
     }
     return false;
@@ -572,6 +589,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     parked = false;
+    io.netty.util.concurrent.ScheduledFuture<?> waiting = parkedDeadline;
+    if (waiting != null) {
+      waiting.cancel(false);
+      parkedDeadline = null;
+    }
     boolean lastRead = !skipUntilLast;
     skipUntilLast = false;
     if (r != null) {
@@ -584,6 +606,30 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (lastRead && ex != null) {
       ex.requestComplete = true;
     } else if (lastRead && skipUntilLast && !parked) {
+      skipUntilLast = false;
+      nextRequest();
+    }
+  }
+
+  /** A parked request's own deadline came before the fetch it waits for ended. */
+  private void waitedTooLong(Route route, boolean keepAlive) {
+    parkedDeadline = null;
+    CacheSupport cf = cacheFlow;
+    if (!parked || cf == null) {
+      return;
+    }
+    parked = false;
+    cf.stopWaiting();
+    boolean lastRead = !skipUntilLast;
+    skipUntilLast = false;
+    local(
+        ProxyError.RESPONSE_TIMEOUT,
+        "deadline reached while waiting for another request's fetch of this object",
+        route.id(),
+        -1,
+        keepAlive,
+        !lastRead);
+    if (!closing && lastRead) {
       skipUntilLast = false;
       nextRequest();
     }

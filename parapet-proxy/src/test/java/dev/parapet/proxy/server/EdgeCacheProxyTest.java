@@ -619,6 +619,59 @@ class EdgeCacheProxyTest {
     }
   }
 
+  /** Waits (bounded) until the origin has received {@code n} requests. */
+  private static void awaitOriginCount(CacheOrigin o, int n) throws InterruptedException {
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (o.count() < n && System.nanoTime() < until) {
+      Thread.sleep(10);
+    }
+    assertThat(o.count()).isEqualTo(n);
+  }
+
+  @Test
+  void aWaiterWithAShorterDeadlineIsAnsweredAtItsOwnDeadlineNotTheLeaders() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=60");
+    o.delayMillis = 2_000;
+    ProxyServer p = proxy(o);
+    HttpClient other = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    CompletableFuture<HttpResponse<String>> leader =
+        other.sendAsync(request(p, "GET", "/slow"), HttpResponse.BodyHandlers.ofString());
+    awaitOriginCount(o, 1);
+
+    HttpResponse<String> waiter = get(p, "/slow", "Parapet-Deadline", "400");
+
+    assertThat(leader).isNotDone(); // the origin holds the leader for 2 s
+    assertThat(waiter.statusCode()).isEqualTo(504);
+    assertThat(waiter.headers().firstValue("Proxy-Status").orElse(""))
+        .contains("http_response_timeout");
+    assertThat(leader.get().statusCode()).isEqualTo(200);
+    assertThat(o.count()).isEqualTo(1); // the waiter never went to the origin itself
+    assertThat(get(p, "/slow").statusCode()).isEqualTo(200); // the connection's next request
+  }
+
+  @Test
+  void aWaiterWithAShorterDeadlineGetsTheStaleCopyAtItsDeadline() throws Exception {
+    CacheOrigin o = origin();
+    o.headers("Cache-Control", "max-age=10");
+    ProxyServer p = proxy(o);
+    get(p, "/s");
+    advanceSeconds(20);
+    o.delayMillis = 2_000;
+    HttpClient other = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    CompletableFuture<HttpResponse<String>> leader =
+        other.sendAsync(request(p, "GET", "/s"), HttpResponse.BodyHandlers.ofString());
+    awaitOriginCount(o, 2);
+
+    HttpResponse<String> waiter = get(p, "/s", "Parapet-Deadline", "400");
+
+    assertThat(leader).isNotDone();
+    assertThat(waiter.statusCode()).isEqualTo(200);
+    assertThat(waiter.body()).isEqualTo("body of /s");
+    assertThat(cacheStatus(waiter)).contains("detail=\"stale timeout\"");
+    assertThat(leader.get().statusCode()).isEqualTo(200);
+  }
+
   @Test
   void whenTheLeadersClientLeavesItsWaitersFetchForThemselves() throws Exception {
     CacheOrigin o = origin();
