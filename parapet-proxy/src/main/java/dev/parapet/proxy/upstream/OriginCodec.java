@@ -80,9 +80,19 @@ public final class OriginCodec
   /** Status codes 100-599 as strings. */
   private static final String[] CODES = new String[600];
 
+  /** Their standard reason phrases, as strings and as bytes (null where Netty knows none). */
+  private static final @Nullable String[] REASONS = new String[600];
+
+  private static final byte[][] REASON_BYTES = new byte[600][];
+
   static {
     for (int i = 100; i < CODES.length; i++) {
       CODES[i] = Integer.toString(i);
+      HttpResponseStatus known = HttpResponseStatus.valueOf(i);
+      if (known == HttpResponseStatus.valueOf(i)) { // a constant, not made up for this code
+        REASONS[i] = known.reasonPhrase();
+        REASON_BYTES[i] = known.reasonPhrase().getBytes(StandardCharsets.US_ASCII);
+      }
     }
   }
 
@@ -122,12 +132,7 @@ public final class OriginCodec
   }
 
   private static boolean sameBytes(byte[] a, int start, int length, byte[] b, int bStart) {
-    for (int i = 0; i < length; i++) {
-      if (a[start + i] != b[bStart + i]) {
-        return false;
-      }
-    }
-    return true;
+    return Arrays.equals(a, start, start + length, b, bStart, bStart + length); // vectorized
   }
 
   /** Records each request's method so that its response is decoded accordingly. */
@@ -222,22 +227,14 @@ public final class OriginCodec
 
     @Override
     protected String splitThirdWordInitialLine(byte[] sb, int start, int length) {
-      if (code != 0) {
-        String reason = HttpResponseStatus.valueOf(code).reasonPhrase();
-        if (reason.length() == length && sameAscii(sb, start, reason)) {
+      String reason = code == 0 ? null : REASONS[code];
+      if (reason != null) {
+        byte[] bytes = REASON_BYTES[code];
+        if (bytes.length == length && sameBytes(sb, start, length, bytes, 0)) {
           return reason;
         }
       }
       return super.splitThirdWordInitialLine(sb, start, length);
-    }
-
-    private static boolean sameAscii(byte[] sb, int start, String s) {
-      for (int i = 0; i < s.length(); i++) {
-        if (sb[start + i] != s.charAt(i)) {
-          return false;
-        }
-      }
-      return true;
     }
   }
 }
