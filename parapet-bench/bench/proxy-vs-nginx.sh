@@ -150,5 +150,16 @@ echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for line in "${open_rows[@]}"; do echo "$line"; done
 echo
+# The targets' ratios, computed here rather than by hand: throughput of the same round and the
+# mean open-loop p99 over the rounds.
+printf '%s\n' "${results[@]}" | awk '
+  $1 == "nginx" { n[++a] = $2 } $1 == "parapet" { p[++b] = $2 }
+  END {
+    for (i = 1; i <= a; i++) { sn += n[i]; sp += p[i]; rounds = rounds sprintf(" %.2f", p[i] / n[i]) }
+    printf "Throughput parapet/nginx: %.2fx on average (per round:%s)\n", sp / sn, rounds
+  }'
+printf '%s\n' "${open_rows[@]}" | awk -F'|' '
+  $2 ~ /^ nginx \(round/ { sn += $6; n++ } $2 ~ /^ parapet \(round/ { sp += $6; m++ }
+  END { if (n && m) printf "Open-loop p99 parapet/nginx: %.2fx (%.3f vs %.3f ms, mean of %d rounds)\n", (sp / m) / (sn / n), sp / m, sn / n, n }'
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
 echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1; origin: nginx static file."
