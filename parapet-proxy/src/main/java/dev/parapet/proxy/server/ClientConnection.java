@@ -45,6 +45,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.Timeout;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -159,7 +160,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    * request reachable until the wheel's next tick). Deadlines are on the event loop's clock, like
    * every timer Netty schedules.
    */
-  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> deadlineCheck;
+  private @Nullable ScheduledFuture<?> deadlineCheck;
 
   /** When {@link #deadlineCheck} runs, in {@link System#nanoTime()} terms. */
   private long deadlineCheckAt;
@@ -169,7 +170,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
    * whose own budget (a shorter incoming {@code Parapet-Deadline}) ends first is answered then,
    * with a stale copy when allowed or a 504, instead of waiting out the leader's origin timeout.
    */
-  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> parkedDeadline;
+  private @Nullable ScheduledFuture<?> parkedDeadline;
 
   ClientConnection(
       Supplier<ProxyContext> contexts, RequestHeadTimer headTimer, @Nullable AccessLog accessLog) {
@@ -219,11 +220,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    io.netty.util.concurrent.ScheduledFuture<?> check = deadlineCheck;
-    if (check != null) {
-      check.cancel(false);
-      deadlineCheck = null;
-    }
+    cancel(deadlineCheck);
+    deadlineCheck = null;
     Exchange ex = exchange;
     if (ex != null) {
       ex.clientGone();
@@ -232,11 +230,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     if (cf != null) {
       cf.clientGone();
     }
-    io.netty.util.concurrent.ScheduledFuture<?> waiting = parkedDeadline;
-    if (waiting != null) {
-      waiting.cancel(false);
-      parkedDeadline = null;
-    }
+    cancel(parkedDeadline);
+    parkedDeadline = null;
     releaseQueued();
   }
 
@@ -589,11 +584,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     parked = false;
-    io.netty.util.concurrent.ScheduledFuture<?> waiting = parkedDeadline;
-    if (waiting != null) {
-      waiting.cancel(false);
-      parkedDeadline = null;
-    }
+    cancel(parkedDeadline);
+    parkedDeadline = null;
     boolean lastRead = !skipUntilLast;
     skipUntilLast = false;
     if (r != null) {
@@ -637,7 +629,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   /** Makes sure the deadline check runs no later than {@code at} ({@link System#nanoTime()}). */
   private void armDeadline(long at) {
-    io.netty.util.concurrent.ScheduledFuture<?> check = deadlineCheck;
+    ScheduledFuture<?> check = deadlineCheck;
     if (check != null) {
       if (deadlineCheckAt - at <= 0) {
         return; // it comes first and re-arms for what is still running then
@@ -650,6 +642,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         c.executor()
             .schedule(
                 this::checkDeadlines, Math.max(1, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+  }
+
+  private static void cancel(@Nullable ScheduledFuture<?> task) {
+    if (task != null) {
+      task.cancel(false);
+    }
   }
 
   private void checkDeadlines() {
@@ -1520,15 +1518,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           ReferenceCountUtil.release(msg);
           return;
         }
+        if (msg.decoderResult().isFailure()) {
+          ReferenceCountUtil.release(msg);
+          failed(
+              ProxyError.MALFORMED_RESPONSE,
+              describe(msg.decoderResult().cause()),
+              Outcome.MALFORMED_RESPONSE);
+          return;
+        }
         if (msg instanceof HttpResponse resp) {
-          if (resp.decoderResult().isFailure()) {
-            ReferenceCountUtil.release(msg);
-            failed(
-                ProxyError.MALFORMED_RESPONSE,
-                describe(resp.decoderResult().cause()),
-                Outcome.MALFORMED_RESPONSE);
-            return;
-          }
           if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
             ReferenceCountUtil.release(msg);
             // Interim responses (100, 103) are not forwarded; 101 would need an upgrade we refuse.
@@ -1610,14 +1608,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           }
         }
         if (msg instanceof HttpContent content) {
-          if (content.decoderResult().isFailure()) {
-            ReferenceCountUtil.release(msg);
-            failed(
-                ProxyError.MALFORMED_RESPONSE,
-                describe(content.decoderResult().cause()),
-                Outcome.MALFORMED_RESPONSE);
-            return;
-          }
           boolean last = content instanceof LastHttpContent;
           if (last) {
             // Evidence first: by the time the client sees the end, the breaker has counted it.
