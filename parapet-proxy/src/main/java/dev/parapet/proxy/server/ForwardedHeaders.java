@@ -30,8 +30,6 @@ final class ForwardedHeaders {
     HttpHeaderNames.PROXY_AUTHENTICATE
   };
 
-  private static final AsciiString CLOSE = HttpHeaderValues.CLOSE;
-
   private ForwardedHeaders() {}
 
   /**
@@ -106,7 +104,7 @@ final class ForwardedHeaders {
       if (from < to) {
         CharSequence token = value.subSequence(from, to);
         if (hopByHopIndex(token) < 0
-            && !AsciiString.contentEqualsIgnoreCase(token, CLOSE)
+            && !AsciiString.contentEqualsIgnoreCase(token, HttpHeaderValues.CLOSE)
             && !AsciiString.contentEqualsIgnoreCase(token, HttpHeaderNames.HOST)
             && !AsciiString.contentEqualsIgnoreCase(token, HttpHeaderNames.CONTENT_LENGTH)) {
           if (into == null) {

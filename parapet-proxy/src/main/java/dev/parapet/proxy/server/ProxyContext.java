@@ -51,7 +51,10 @@ final class ProxyContext {
   /** Where a request's priority class comes from. */
   final Priorities priorities;
 
-  /** Attempt timeouts, shared by every configuration of one listener. */
+  /**
+   * Hedge and retry delays and background-refresh timeouts, shared by every configuration of one
+   * listener (attempt timeouts are one check per client connection, see ClientConnection).
+   */
   final HashedWheelTimer timeouts;
 
   /** The overload level ({@code overload.current()}, one volatile read); listener-wide. */

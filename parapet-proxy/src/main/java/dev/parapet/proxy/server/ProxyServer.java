@@ -178,7 +178,8 @@ public final class ProxyServer implements AutoCloseable {
             reason.name().toLowerCase(Locale.ROOT));
       }
     }
-    // Attempt timeouts: a wheel with 10 ms ticks; callbacks hop to the request's event loop.
+    // Hedge and retry delays, background-refresh timeouts: a wheel with 10 ms ticks; callbacks hop
+    // to the request's event loop. (Attempt timeouts are one check per client connection.)
     this.timeouts =
         new HashedWheelTimer(
             r -> {
