@@ -97,12 +97,10 @@ public final class OpenLoopLoad {
     }
   }
 
-  /** Runs the load and waits for every request to finish (or 10 s after the last was due). */
-  public static Result run(URI uri, double rate, double seconds, int connections) throws Exception {
-    return run(uri, rate, seconds, connections, WARMUP_SECONDS);
-  }
-
-  /** As above, with {@code warmup} seconds sent before measuring. */
+  /**
+   * Runs the load, {@code warmup} seconds unmeasured first, and waits for every request to finish
+   * (or 10 s after the last was due).
+   */
   public static Result run(URI uri, double rate, double seconds, int connections, double warmup)
       throws Exception {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
