@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# What one proxied request costs nginx and Parapet, on loopback only: CPU (user and system, from
+# /proc/PID/stat around each wrk round) and, for Parapet, bytes allocated (JFR's per-thread
+# allocation counters over one more round). Same origin, proxies and routes as proxy-vs-nginx.sh
+# (1 KiB static file, 1 worker / --threads 1, Parapet's route with `cache: off`).
+#
+#   parapet-bench/bench/cost-per-request.sh [seconds per round, default 8] [rounds, default 3]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=lib.sh
+. "$root/parapet-bench/bench/lib.sh"
+secs=${1:-8}
+rounds=${2:-3}
+bench_need wrk nginx
+
+ORIGIN=19201 NGINX=18280 PARAPET=18281 ADMIN=18981
+mkdir -p "$work/www/api" "$work/logs"
+chmod 755 "$work"
+head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/api/1k"
+chmod -R a+rX "$work/www"
+cat > "$work/origin.conf" <<CONF
+worker_processes 1;
+pid $work/origin.pid;
+error_log $work/logs/origin-error.log;
+events { worker_connections 4096; }
+http { access_log off; keepalive_requests 1000000; server { listen 127.0.0.1:$ORIGIN; root $work/www; } }
+CONF
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX;
+    location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+CONF
+cat > "$work/parapet.yaml" <<CONF
+name: bench
+listen: 127.0.0.1:$PARAPET
+admin: {listen: 127.0.0.1:$ADMIN}
+origins:
+  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
+routes:
+  - match: {prefix: /}
+    origin: origin
+    cache: off
+CONF
+/usr/sbin/nginx -c "$work/origin.conf" -p "$work"
+/usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
+start_parapet "$work/parapet.yaml" "$ADMIN"
+curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+sleep 0.5
+nginx_worker=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
+tick=$(getconf CLK_TCK)
+
+echo "warming up Parapet's JIT ..." >&2
+wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
+
+# cost NAME PORT PID -> one markdown row: requests, req/s, user and system CPU per request (us)
+cost() {
+  local u1 s1 u2 s2 out n rps
+  read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$3/stat")
+  out=$(wrk -t1 -c50 -d"${secs}s" "http://127.0.0.1:$2/api/1k" 2>&1)
+  read -r u2 s2 < <(awk '{print $14, $15}' "/proc/$3/stat")
+  n=$(echo "$out" | awk '/requests in/ {print $1}')
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  awk -v name="$1" -v n="$n" -v rps="$rps" -v u=$((u2 - u1)) -v s=$((s2 - s1)) -v hz="$tick" \
+    'BEGIN {printf "| %s | %d | %.0f | %.2f | %.2f | %.2f |\n", name, n, rps, u*1e6/hz/n, s*1e6/hz/n, (u+s)*1e6/hz/n}'
+}
+
+echo
+echo "| target | requests | req/s | user µs/req | system µs/req | total µs/req |"
+echo "|---|---:|---:|---:|---:|---:|"
+for r in $(seq 1 "$rounds"); do
+  cost "nginx (round $r)" "$NGINX" "$nginx_worker"
+  cost "parapet (round $r)" "$PARAPET" "$ppid"
+done
+
+# Allocation: every thread's allocation counter at the start and end of a recording around one round.
+jcmd "$ppid" JFR.start name=alloc settings=default >/dev/null
+n=$(wrk -t1 -c50 -d"${secs}s" "http://127.0.0.1:$PARAPET/api/1k" | awk '/requests in/ {print $1}')
+jcmd "$ppid" JFR.stop name=alloc filename="$work/alloc.jfr" >/dev/null
+bytes=$(java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.AllocationPerRequest "$work/alloc.jfr" "$n")
+echo
+echo "Parapet allocated $bytes bytes per request over $n requests (all threads, JFR jdk.ThreadAllocationStatistics)."
+echo "wrk -t1 -c50 -d${secs}s; nginx 1 worker, Parapet --threads 1 (own session, see lib.sh); CPU from /proc/PID/stat (CLK_TCK $tick)."
