@@ -21,6 +21,7 @@ import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginConnection;
 import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -261,9 +262,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     logTarget = req.uri();
     logAttempts = 0;
     cacheFlow = null;
-    boolean keepAlive = HttpUtil.isKeepAlive(req);
-    boolean hasBody =
-        HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
+    boolean keepAlive = ForwardedHeaders.isKeepAlive(req);
+    boolean hasBody = ForwardedHeaders.isChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
     if (req.decoderResult().isFailure()) {
       Throwable cause = req.decoderResult().cause();
       local(ProxyError.BAD_REQUEST, describe(cause), null, -1, false, true);
@@ -658,11 +658,23 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void exchangeDone(boolean close, ChannelFuture lastWrite) {
+  /**
+   * @param lastWrite the response's last write, or null if it was written with a void promise (then
+   *     a close goes after an empty write, which completes once everything before it is out)
+   */
+  private void exchangeDone(boolean close, @Nullable ChannelFuture lastWrite) {
     exchange = null;
     if (close || closing) {
       closing = true;
-      lastWrite.addListener(ChannelFutureListener.CLOSE);
+      ChannelFuture last = lastWrite;
+      if (last == null) {
+        ChannelHandlerContext c = ctx;
+        if (c == null) {
+          return;
+        }
+        last = c.writeAndFlush(Unpooled.EMPTY_BUFFER);
+      }
+      last.addListener(ChannelFutureListener.CLOSE);
       return;
     }
     nextRequest();
@@ -1214,7 +1226,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       if (!headRewritten) {
         headRewritten = true;
         // The decoded request is ours alone: rewrite it in place rather than copying its headers.
-        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+        boolean chunked = ForwardedHeaders.isChunked(request);
         fwd = request.setUri(originForm).setProtocolVersion(HttpVersion.HTTP_1_1);
         HttpHeaders h = fwd.headers();
         ForwardedHeaders.stripHopByHop(h);
@@ -1247,7 +1259,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
      * The winner's response is complete (outcome recorded): return its connection, go on with the
      * client.
      */
-    private void succeed(Attempt a, ChannelFuture lastWrite) {
+    private void succeed(Attempt a, @Nullable ChannelFuture lastWrite) {
       done = true;
       cancelTimers();
       long now = px.ticker.read();
@@ -1542,7 +1554,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           int code = resp.status().code();
           outcome = pool.settings().classifier().classifyResponse(code, now - sentNanos, now);
           pool.settings().latency().record(now - sentNanos, now);
-          originKeepAlive = HttpUtil.isKeepAlive(resp);
+          originKeepAlive = ForwardedHeaders.isKeepAlive(resp);
           if (replayable && traffic.retryOn.statuses().contains(code)) {
             // Worth another try, and nothing reached the client yet: the sibling attempt if one
             // runs, else a retry within budget and deadline.
@@ -1630,10 +1642,21 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           if (cf != null) {
             cf.onOriginContent(content, last);
           }
-          ChannelFuture written = client.writeAndFlush(content);
           if (last) {
+            // A future only when the connection closes after this write; a kept-alive one needs
+            // none, and a void promise spares the allocation and its notification.
+            boolean closes = !keepAlive || !requestComplete || closing;
+            ChannelFuture written = null;
+            if (closes) {
+              written = client.writeAndFlush(content);
+            } else {
+              client.writeAndFlush(content, client.voidPromise());
+            }
             succeed(this, written);
-          } else if (!client.channel().isWritable()) {
+            return;
+          }
+          client.writeAndFlush(content, client.voidPromise());
+          if (!client.channel().isWritable()) {
             Channel o = origin;
             if (o != null) {
               o.config().setAutoRead(false);

@@ -3,6 +3,8 @@ package dev.parapet.proxy.server;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -120,6 +122,23 @@ final class ForwardedHeaders {
 
   private static boolean isOws(char c) {
     return c == ' ' || c == '\t';
+  }
+
+  /**
+   * {@link HttpUtil#isKeepAlive}, without its iterator over Connection's values when the field is
+   * absent (most requests): one lookup.
+   */
+  static boolean isKeepAlive(HttpMessage m) {
+    if (!m.headers().contains(HttpHeaderNames.CONNECTION)) {
+      return m.protocolVersion().isKeepAliveDefault();
+    }
+    return HttpUtil.isKeepAlive(m);
+  }
+
+  /** {@link HttpUtil#isTransferEncodingChunked}, one lookup when the field is absent. */
+  static boolean isChunked(HttpMessage m) {
+    return m.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
+        && HttpUtil.isTransferEncodingChunked(m);
   }
 
   /** This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}. */

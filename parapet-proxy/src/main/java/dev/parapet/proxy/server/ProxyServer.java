@@ -37,7 +37,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
@@ -504,7 +503,7 @@ public final class ProxyServer implements AutoCloseable {
                             headerNanos, idleNanos, context.responses, metrics, ticker);
                     ch.pipeline()
                         .addLast("head-timer", timer)
-                        .addLast("codec", new HttpServerCodec(decoder))
+                        .addLast("codec", new ClientCodec(decoder))
                         .addLast("expect", new HttpServerExpectContinueHandler())
                         .addLast(
                             "proxy", new ClientConnection(ProxyServer.this::context, timer, log));

@@ -1,16 +1,28 @@
 package dev.parapet.proxy.upstream;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -20,18 +32,14 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The HTTP/1.1 codec of an origin connection: Netty's request encoder and response decoder paired
- * as {@link HttpClientCodec} pairs them (each response matched to its request's method, so the
- * response to a HEAD is known to have no body), except that the response's common header names, its
- * version, status code and reason phrase come from constants instead of being copied out of every
- * response's bytes.
+ * The HTTP/1.1 codec of an origin connection: Netty's request encoder and a response decoder of our
+ * own, paired as {@link io.netty.handler.codec.http.HttpClientCodec} pairs them (each response
+ * matched to its request's method, so the response to a HEAD is known to have no body).
  *
- * <p>Why not {@code HttpClientCodec} itself: its decoder copies every header name into a new {@code
- * AsciiString} (and hashes it again) and the status line into three new strings. An origin answers
- * with much the same status line and names every time; at tens of thousands of responses a second
- * those copies were about a fifth of the bytes the proxy allocated per request. Netty's request
- * decoder already does the same for common request names. Names are matched byte for byte, so the
- * case the origin sent is what the client receives.
+ * <p>The decoder ({@link ResponseDecoder}) copies a response head once and hands on its fields as
+ * views into that copy ({@link OriginHeaders}); common header names, the version and standard
+ * status lines come from constants. Names are matched byte for byte, so the case the origin sent is
+ * what the client receives.
  */
 public final class OriginCodec
     extends CombinedChannelDuplexHandler<OriginCodec.ResponseDecoder, OriginCodec.RequestEncoder> {
@@ -74,23 +82,33 @@ public final class OriginCodec
    */
   private static final AsciiString[][][] NAMES = names();
 
-  private static final String HTTP_1_1 = "HTTP/1.1";
-  private static final byte[] HTTP_1_1_BYTES = HTTP_1_1.getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] HTTP_1_1_BYTES = "HTTP/1.1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] HTTP_1_0_BYTES = "HTTP/1.0".getBytes(StandardCharsets.US_ASCII);
 
-  /** Status codes 100-599 as strings. */
-  private static final String[] CODES = new String[600];
+  /** Token characters (RFC 9110 §5.6.2), which header names are made of. */
+  private static final boolean[] TCHAR = new boolean[256];
 
-  /** Their standard reason phrases, as strings and as bytes (null where Netty knows none). */
-  private static final @Nullable String[] REASONS = new String[600];
+  /** Control characters a field value must not contain (HTAB is allowed). */
+  private static final boolean[] CONTROL = new boolean[256];
 
+  static {
+    for (int c = 0; c < 256; c++) {
+      TCHAR[c] =
+          (c >= '0' && c <= '9')
+              || (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      CONTROL[c] = (c < 0x20 && c != '\t') || c == 0x7F;
+    }
+  }
+
+  /** Standard reason phrases by status code, as bytes (null where Netty knows none). */
   private static final byte[][] REASON_BYTES = new byte[600][];
 
   static {
-    for (int i = 100; i < CODES.length; i++) {
-      CODES[i] = Integer.toString(i);
+    for (int i = 100; i < REASON_BYTES.length; i++) {
       HttpResponseStatus known = HttpResponseStatus.valueOf(i);
       if (known == HttpResponseStatus.valueOf(i)) { // a constant, not made up for this code
-        REASONS[i] = known.reasonPhrase();
         REASON_BYTES[i] = known.reasonPhrase().getBytes(StandardCharsets.US_ASCII);
       }
     }
@@ -104,12 +122,7 @@ public final class OriginCodec
   public OriginCodec(int maxInitialLineLength, int maxHeaderSize, int maxChunkSize) {
     ArrayDeque<HttpMethod> methods = new ArrayDeque<>(4);
     init(
-        new ResponseDecoder(
-            new HttpDecoderConfig()
-                .setMaxInitialLineLength(maxInitialLineLength)
-                .setMaxHeaderSize(maxHeaderSize)
-                .setMaxChunkSize(maxChunkSize),
-            methods),
+        new ResponseDecoder(maxInitialLineLength, maxHeaderSize, maxChunkSize, methods),
         new RequestEncoder(methods));
   }
 
@@ -153,35 +166,490 @@ public final class OriginCodec
     }
   }
 
-  /** Netty's response decoder with constants for what repeats from response to response. */
-  public static final class ResponseDecoder extends HttpResponseDecoder {
+  /**
+   * Decodes origin responses (RFC 9112): the head into a {@link DefaultHttpResponse} with {@link
+   * OriginHeaders}, the body into {@link io.netty.handler.codec.http.HttpContent} pieces of at most
+   * {@code maxChunkSize} ending with a {@link LastHttpContent}, framed by Content-Length, chunked
+   * coding or the connection's close. Interim (1xx) responses come alone, without a content of
+   * their own, and do not answer a request. Anything malformed becomes one message whose decoder
+   * result is a failure (a response head if no head was passed on yet, else a last content), after
+   * which the connection's input is dropped: it cannot be trusted to find the next response.
+   *
+   * <p>Why not Netty's {@code HttpResponseDecoder}: it copies each value into a string and each
+   * field into a validating hash table, which the proxy then edits and re-encodes; here the head is
+   * copied once and fields are views into that copy (see {@link OriginHeaders}). It is also
+   * stricter where a proxy must be: Transfer-Encoding with Content-Length, obsolete line folding
+   * and conflicting lengths are errors (RFC 9112 §6.1, §5.2, §6.3), not repaired guesses.
+   */
+  public static final class ResponseDecoder extends ByteToMessageDecoder {
+    private enum State {
+      HEAD,
+      FIXED,
+      CHUNK_SIZE,
+      CHUNK_DATA,
+      CHUNK_END,
+      TRAILERS,
+      UNTIL_CLOSE,
+      FAILED
+    }
+
+    private final int maxInitialLineLength;
+    private final int maxHeaderSize;
+    private final int maxChunkSize;
     private final ArrayDeque<HttpMethod> methods;
+    private State state = State.HEAD;
 
-    /** The status code of the status line being split, for its reason phrase. */
-    private int code;
+    /** FIXED: body bytes to come; CHUNK_DATA: bytes to come of the current chunk. */
+    private long remaining;
 
-    ResponseDecoder(HttpDecoderConfig config, ArrayDeque<HttpMethod> methods) {
-      super(config);
+    /** While looking for the end of a head or trailer section: bytes already searched. */
+    private int scanned;
+
+    /** ... and where, relative to the reader index, the line being searched began. */
+    private int lineStart;
+
+    ResponseDecoder(
+        int maxInitialLineLength,
+        int maxHeaderSize,
+        int maxChunkSize,
+        ArrayDeque<HttpMethod> methods) {
+      this.maxInitialLineLength = maxInitialLineLength;
+      this.maxHeaderSize = maxHeaderSize;
+      this.maxChunkSize = maxChunkSize;
       this.methods = methods;
     }
 
     @Override
-    protected boolean isContentAlwaysEmpty(HttpMessage msg) {
-      int status = ((HttpResponse) msg).status().code();
-      if (status >= 100 && status < 200) {
-        return super.isContentAlwaysEmpty(msg); // interim responses answer no request of their own
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+      while (in.isReadable()) {
+        try {
+          if (!step(in, out)) {
+            return;
+          }
+        } catch (ProblemException | TooLongFrameException e) {
+          fail(in, out, e);
+          return;
+        }
       }
-      HttpMethod method = methods.poll();
-      if (HttpMethod.HEAD.equals(method)) {
-        return true;
+    }
+
+    /** One step of the current state; false when it needs more input. */
+    private boolean step(ByteBuf in, List<Object> out) {
+      switch (state) {
+        case HEAD -> {
+          return readHead(in, out);
+        }
+        case FIXED -> {
+          int n = (int) Math.min(Math.min(remaining, in.readableBytes()), maxChunkSize);
+          ByteBuf piece = in.readRetainedSlice(n);
+          remaining -= n;
+          if (remaining == 0) {
+            out.add(new DefaultLastHttpContent(piece));
+            state = State.HEAD;
+          } else {
+            out.add(new DefaultHttpContent(piece));
+          }
+          return true;
+        }
+        case UNTIL_CLOSE -> {
+          out.add(
+              new DefaultHttpContent(
+                  in.readRetainedSlice(Math.min(in.readableBytes(), maxChunkSize))));
+          return true;
+        }
+        case CHUNK_SIZE -> {
+          return readChunkSize(in);
+        }
+        case CHUNK_DATA -> {
+          int n = (int) Math.min(Math.min(remaining, in.readableBytes()), maxChunkSize);
+          out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+          remaining -= n;
+          if (remaining == 0) {
+            state = State.CHUNK_END;
+          }
+          return true;
+        }
+        case CHUNK_END -> {
+          byte b = in.getByte(in.readerIndex());
+          if (b == '\n') {
+            in.skipBytes(1);
+          } else if (b == '\r') {
+            if (in.readableBytes() < 2) {
+              return false;
+            }
+            if (in.getByte(in.readerIndex() + 1) != '\n') {
+              throw new ProblemException("chunk data not followed by CRLF");
+            }
+            in.skipBytes(2);
+          } else {
+            throw new ProblemException("chunk data longer than its size");
+          }
+          state = State.CHUNK_SIZE;
+          return true;
+        }
+        case TRAILERS -> {
+          return readTrailers(in, out);
+        }
+        default -> {
+          in.skipBytes(in.readableBytes()); // FAILED: nothing here can be framed any more
+          return false;
+        }
       }
-      return super.isContentAlwaysEmpty(msg);
     }
 
     @Override
-    protected AsciiString splitHeaderName(byte[] sb, int start, int length) {
-      AsciiString known = known(sb, start, length);
-      return known != null ? known : super.splitHeaderName(sb, start, length);
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+        throws Exception {
+      super.decodeLast(ctx, in, out);
+      if (state == State.UNTIL_CLOSE) {
+        // The close is the end of this body. A body framed otherwise that ends here is cut short:
+        // nothing is emitted, and the connection's close tells the exchange so.
+        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        state = State.HEAD;
+      }
+    }
+
+    private void fail(ByteBuf in, List<Object> out, Exception cause) {
+      boolean headPassedOn = state != State.HEAD;
+      state = State.FAILED;
+      in.skipBytes(in.readableBytes());
+      if (headPassedOn) {
+        LastHttpContent c = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+        c.setDecoderResult(DecoderResult.failure(cause));
+        out.add(c);
+      } else {
+        HttpResponse r =
+            new DefaultHttpResponse(
+                HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_GATEWAY, new OriginHeaders(0));
+        r.setDecoderResult(DecoderResult.failure(cause));
+        out.add(r);
+      }
+    }
+
+    /**
+     * Finds the end of a section of lines ending with an empty line, searching only bytes not
+     * searched before. Returns the index after that empty line, or -1 if it has not arrived.
+     */
+    private int sectionEnd(ByteBuf in, int limit, String what) {
+      int base = in.readerIndex();
+      int end = in.writerIndex();
+      int from = base + scanned;
+      while (true) {
+        int lf = in.indexOf(from, end, (byte) '\n');
+        if (lf < 0) {
+          scanned = end - base;
+          if (scanned > limit) {
+            throw new TooLongHttpHeaderException(what + " larger than " + limit + " bytes");
+          }
+          return -1;
+        }
+        int line = base + lineStart;
+        if (lf == line || (lf == line + 1 && in.getByte(line) == '\r')) {
+          scanned = 0;
+          lineStart = 0;
+          if (lf + 1 - base > limit) {
+            throw new TooLongHttpHeaderException(what + " larger than " + limit + " bytes");
+          }
+          return lf + 1;
+        }
+        lineStart = lf + 1 - base;
+        from = lf + 1;
+      }
+    }
+
+    private boolean readHead(ByteBuf in, List<Object> out) {
+      if (scanned == 0) {
+        // Stray line ends between responses are skipped (RFC 9112 §2.2 allows it for requests).
+        while (in.isReadable()) {
+          byte b = in.getByte(in.readerIndex());
+          if (b != '\r' && b != '\n') {
+            break;
+          }
+          in.skipBytes(1);
+        }
+        if (!in.isReadable()) {
+          return false;
+        }
+      }
+      int end = sectionEnd(in, maxInitialLineLength + maxHeaderSize, "response head");
+      if (end < 0) {
+        return false;
+      }
+      byte[] head = new byte[end - in.readerIndex()];
+      in.readBytes(head);
+      parseHead(head, out);
+      return true;
+    }
+
+    private void parseHead(byte[] b, List<Object> out) {
+      int n = b.length;
+      int eol = indexOf(b, 0, n, (byte) '\n');
+      int lineEnd = eol > 0 && b[eol - 1] == '\r' ? eol - 1 : eol;
+      if (lineEnd > maxInitialLineLength) {
+        throw new TooLongHttpLineException(
+            "status line longer than " + maxInitialLineLength + " bytes");
+      }
+      if (n - eol > maxHeaderSize) {
+        throw new TooLongHttpHeaderException(
+            "response header section larger than " + maxHeaderSize + " bytes");
+      }
+      HttpVersion version;
+      if (lineEnd >= 8 && sameBytes(b, 0, 8, HTTP_1_1_BYTES, 0)) {
+        version = HttpVersion.HTTP_1_1;
+      } else if (lineEnd >= 8 && sameBytes(b, 0, 8, HTTP_1_0_BYTES, 0)) {
+        version = HttpVersion.HTTP_1_0;
+      } else {
+        throw new ProblemException(
+            "not an HTTP/1.1 or HTTP/1.0 status line: " + text(b, 0, lineEnd));
+      }
+      int i = 8;
+      if (i >= lineEnd || b[i] != ' ') {
+        throw new ProblemException("no status code: " + text(b, 0, lineEnd));
+      }
+      while (i < lineEnd && b[i] == ' ') {
+        i++;
+      }
+      if (i + 3 > lineEnd
+          || !isDigit(b[i])
+          || !isDigit(b[i + 1])
+          || !isDigit(b[i + 2])
+          || (i + 3 < lineEnd && b[i + 3] != ' ')
+          || b[i] == '0') {
+        throw new ProblemException("invalid status code: " + text(b, 0, lineEnd));
+      }
+      int code = (b[i] - '0') * 100 + (b[i + 1] - '0') * 10 + (b[i + 2] - '0');
+      i += 3;
+      while (i < lineEnd && b[i] == ' ') {
+        i++;
+      }
+      for (int k = i; k < lineEnd; k++) {
+        if (isControl(b[k])) {
+          throw new ProblemException("a control character in the reason phrase");
+        }
+      }
+      HttpResponseStatus status = status(code, b, i, lineEnd - i);
+
+      OriginHeaders h = new OriginHeaders(b, 16);
+      long contentLength = -1;
+      boolean transferEncoding = false;
+      boolean chunked = false;
+      int pos = eol + 1;
+      while (true) {
+        // One pass over each line: the name up to its colon (token characters), then the value
+        // up to the line feed (no control characters), noting where its trailing spaces begin.
+        // Every line of the head ends with a line feed, which stops each of these loops.
+        int j = pos;
+        byte c = b[j];
+        if (c == '\n' || (c == '\r' && b[j + 1] == '\n')) {
+          break; // the empty line: end of the head
+        }
+        if (c == ' ' || c == '\t') {
+          throw new ProblemException("obsolete line folding in a response header");
+        }
+        while (TCHAR[b[j] & 0xFF]) {
+          j++;
+        }
+        int nameEnd = j;
+        while (isOws(b[j])) {
+          j++; // RFC 9112 §5.1: whitespace before the colon is removed by a proxy
+        }
+        if (b[j] != ':' || nameEnd == pos) {
+          throw new ProblemException(
+              "a header line without a valid name and colon: "
+                  + text(b, pos, indexOf(b, j, n, (byte) '\n')));
+        }
+        boolean verbatim = nameEnd == j;
+        j++;
+        while (isOws(b[j])) {
+          j++;
+        }
+        int valueStart = j;
+        int valueEnd = j;
+        while (true) {
+          c = b[j];
+          if (c == '\n') {
+            break;
+          }
+          if (CONTROL[c & 0xFF]) {
+            if (c == '\r' && b[j + 1] == '\n') {
+              j++;
+              break;
+            }
+            throw new ProblemException(
+                "a control character in the value of " + text(b, pos, nameEnd));
+          }
+          j++;
+          if (c != ' ' && c != '\t') {
+            valueEnd = j;
+          }
+        }
+        verbatim &= b[j - 1] == '\r'; // CRLF-terminated: the line can be passed on as it came
+        AsciiString name = name(b, pos, nameEnd - pos);
+        AsciiString value =
+            valueStart == valueEnd
+                ? AsciiString.EMPTY_STRING
+                : new AsciiString(b, valueStart, valueEnd - valueStart, false);
+        if (name.length() == 14 && name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH)) {
+          contentLength = contentLength(value, contentLength);
+        } else if (name.length() == 17
+            && name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)) {
+          transferEncoding = true;
+          chunked = lastCodingIsChunked(value); // the last field's last coding decides
+        }
+        h.addReceived(name, value, verbatim ? pos : -1, j + 1);
+        pos = j + 1;
+      }
+
+      HttpResponse response = new DefaultHttpResponse(version, status, h);
+      if (code < 200) {
+        out.add(response);
+        return; // interim: no body, and the final response is still to come
+      }
+      HttpMethod method = methods.poll();
+      if (HttpMethod.HEAD.equals(method) || code == 204 || code == 304) {
+        out.add(response);
+        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        return;
+      }
+      if (transferEncoding && contentLength >= 0) {
+        throw new ProblemException("Transfer-Encoding and Content-Length in one response");
+      }
+      out.add(response);
+      if (transferEncoding) {
+        state = chunked ? State.CHUNK_SIZE : State.UNTIL_CLOSE;
+      } else if (contentLength == 0) {
+        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+      } else if (contentLength > 0) {
+        remaining = contentLength;
+        state = State.FIXED;
+      } else {
+        state = State.UNTIL_CLOSE;
+      }
+    }
+
+    private boolean readChunkSize(ByteBuf in) {
+      int lf = in.indexOf(in.readerIndex(), in.writerIndex(), (byte) '\n');
+      if (lf < 0) {
+        if (in.readableBytes() > maxInitialLineLength) {
+          throw new TooLongHttpLineException(
+              "chunk size line longer than " + maxInitialLineLength + " bytes");
+        }
+        return false;
+      }
+      int i = in.readerIndex();
+      int end = lf > i && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
+      long size = 0;
+      int digits = 0;
+      for (; i < end; i++) {
+        int d = Character.digit(in.getByte(i), 16);
+        if (d < 0) {
+          break;
+        }
+        if (++digits > 15) {
+          throw new ProblemException("chunk size too large");
+        }
+        size = size * 16 + d;
+      }
+      if (digits == 0) {
+        throw new ProblemException("invalid chunk size line");
+      }
+      for (; i < end; i++) {
+        byte b = in.getByte(i);
+        if (b == ';') {
+          break; // extensions: ignored
+        }
+        if (!isOws(b)) {
+          throw new ProblemException("invalid chunk size line");
+        }
+      }
+      for (; i < end; i++) {
+        if (isControl(in.getByte(i))) {
+          throw new ProblemException("a control character in a chunk extension");
+        }
+      }
+      in.readerIndex(lf + 1);
+      if (size == 0) {
+        state = State.TRAILERS;
+      } else {
+        remaining = size;
+        state = State.CHUNK_DATA;
+      }
+      return true;
+    }
+
+    private boolean readTrailers(ByteBuf in, List<Object> out) {
+      int end = sectionEnd(in, maxHeaderSize, "trailer section");
+      if (end < 0) {
+        return false;
+      }
+      byte[] b = new byte[end - in.readerIndex()];
+      in.readBytes(b);
+      state = State.HEAD;
+      int pos = 0;
+      LastHttpContent last = null;
+      while (true) {
+        int lf = indexOf(b, pos, b.length, (byte) '\n');
+        int e = lf > pos && b[lf - 1] == '\r' ? lf - 1 : lf;
+        if (e == pos) {
+          break;
+        }
+        int colon = indexOf(b, pos, e, (byte) ':');
+        if (colon <= pos || isOws(b[pos])) {
+          throw new ProblemException("a malformed trailer line");
+        }
+        AsciiString name = name(b, pos, colon - pos);
+        int vs = colon + 1;
+        while (vs < e && isOws(b[vs])) {
+          vs++;
+        }
+        int ve = e;
+        while (ve > vs && isOws(b[ve - 1])) {
+          ve--;
+        }
+        if (name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH)
+            || name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)
+            || name.contentEqualsIgnoreCase(HttpHeaderNames.TRAILER)) {
+          pos = lf + 1;
+          continue; // framing fields have no place in trailers (RFC 9110 §6.5.1)
+        }
+        if (last == null) {
+          last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+        }
+        try {
+          last.trailingHeaders().add(name, new String(b, vs, ve - vs, StandardCharsets.ISO_8859_1));
+        } catch (IllegalArgumentException invalid) {
+          throw new ProblemException("a control character in the value of trailer " + name);
+        }
+        pos = lf + 1;
+      }
+      out.add(last == null ? LastHttpContent.EMPTY_LAST_CONTENT : last);
+      return true;
+    }
+
+    private static HttpResponseStatus status(int code, byte[] b, int start, int length) {
+      if (code < REASON_BYTES.length) {
+        byte[] standard = REASON_BYTES[code];
+        if (standard != null
+            && standard.length == length
+            && sameBytes(b, start, length, standard, 0)) {
+          return HttpResponseStatus.valueOf(code);
+        }
+      }
+      return new HttpResponseStatus(
+          code, new String(b, start, length, StandardCharsets.ISO_8859_1));
+    }
+
+    /** The name's constant if it is a common one, else a checked view of its bytes. */
+    private static AsciiString name(byte[] b, int start, int length) {
+      AsciiString known = known(b, start, length);
+      if (known != null) {
+        return known; // a token: COMMON_NAMES are
+      }
+      AsciiString name = new AsciiString(b, start, length, false);
+      if (length == 0 || HttpHeaderValidationUtil.validateToken(name) >= 0) {
+        throw new ProblemException("a header name with an invalid character: " + name);
+      }
+      return name;
     }
 
     private static @Nullable AsciiString known(byte[] sb, int start, int length) {
@@ -199,42 +667,104 @@ public final class OriginCodec
       return null;
     }
 
-    @Override
-    protected String splitFirstWordInitialLine(byte[] sb, int start, int length) {
-      if (length == HTTP_1_1_BYTES.length && sameBytes(sb, start, length, HTTP_1_1_BYTES, 0)) {
-        return HTTP_1_1;
-      }
-      return super.splitFirstWordInitialLine(sb, start, length);
-    }
-
-    @Override
-    protected String splitSecondWordInitialLine(byte[] sb, int start, int length) {
-      code = 0;
-      if (length == 3) {
-        int c = (sb[start] - '0') * 100 + (sb[start + 1] - '0') * 10 + (sb[start + 2] - '0');
-        if (c >= 100
-            && c < CODES.length
-            && sb[start + 1] >= '0'
-            && sb[start + 1] <= '9'
-            && sb[start + 2] >= '0'
-            && sb[start + 2] <= '9') {
-          code = c;
-          return CODES[c];
+    /**
+     * A Content-Length value: one number, or a list of the same number (RFC 9110 §8.6), and the
+     * same as any earlier field's.
+     */
+    private static long contentLength(AsciiString value, long before) {
+      long length = -1;
+      int n = value.length();
+      int i = 0;
+      while (i < n) {
+        int start = i;
+        long v = 0;
+        while (i < n && isDigit(value.byteAt(i))) {
+          if (i - start >= 18) {
+            throw new ProblemException("Content-Length too large");
+          }
+          v = v * 10 + (value.byteAt(i) - '0');
+          i++;
+        }
+        if (i == start) {
+          throw new ProblemException("invalid Content-Length: " + value);
+        }
+        if (length >= 0 && v != length) {
+          throw new ProblemException("conflicting Content-Length values: " + value);
+        }
+        length = v;
+        while (i < n && isOws(value.byteAt(i))) {
+          i++;
+        }
+        if (i < n) {
+          if (value.byteAt(i) != ',') {
+            throw new ProblemException("invalid Content-Length: " + value);
+          }
+          i++;
+          while (i < n && isOws(value.byteAt(i))) {
+            i++;
+          }
+          if (i == n) {
+            throw new ProblemException("invalid Content-Length: " + value);
+          }
         }
       }
-      return super.splitSecondWordInitialLine(sb, start, length);
+      if (before >= 0 && before != length) {
+        throw new ProblemException("conflicting Content-Length fields");
+      }
+      return length;
     }
 
-    @Override
-    protected String splitThirdWordInitialLine(byte[] sb, int start, int length) {
-      String reason = code == 0 ? null : REASONS[code];
-      if (reason != null) {
-        byte[] bytes = REASON_BYTES[code];
-        if (bytes.length == length && sameBytes(sb, start, length, bytes, 0)) {
-          return reason;
+    private static boolean lastCodingIsChunked(AsciiString value) {
+      int end = value.length();
+      while (end > 0 && (isOws(value.byteAt(end - 1)) || value.byteAt(end - 1) == ',')) {
+        end--;
+      }
+      int start = end;
+      while (start > 0 && value.byteAt(start - 1) != ',' && !isOws(value.byteAt(start - 1))) {
+        start--;
+      }
+      return end - start == 7
+          && value.subSequence(start, end, false).contentEqualsIgnoreCase(HttpHeaderValues.CHUNKED);
+    }
+
+    private static int indexOf(byte[] b, int from, int to, byte wanted) {
+      for (int i = from; i < to; i++) {
+        if (b[i] == wanted) {
+          return i;
         }
       }
-      return super.splitThirdWordInitialLine(sb, start, length);
+      return -1;
+    }
+
+    private static boolean isDigit(byte b) {
+      return b >= '0' && b <= '9';
+    }
+
+    private static boolean isOws(byte b) {
+      return b == ' ' || b == '\t';
+    }
+
+    private static boolean isControl(byte b) {
+      return (b >= 0 && b < 0x20 && b != '\t') || b == 0x7F;
+    }
+
+    private static String text(byte[] b, int from, int to) {
+      int end = Math.min(to, from + 80);
+      StringBuilder s = new StringBuilder(end - from);
+      for (int i = from; i < end; i++) {
+        char c = (char) (b[i] & 0xFF);
+        s.append(c < 0x20 || c >= 0x7F ? '?' : c);
+      }
+      return s.toString();
+    }
+  }
+
+  /** A response the decoder cannot frame or accept; its message says why. */
+  static final class ProblemException extends CorruptedFrameException {
+    private static final long serialVersionUID = 1L;
+
+    ProblemException(String message) {
+      super(message);
     }
   }
 }

@@ -33,7 +33,11 @@ public final class OriginConnection extends ChannelInboundHandlerAdapter {
 
   /** The handler of an origin channel made by {@link HostPool}. */
   public static OriginConnection of(Channel ch) {
-    // An attribute read, not a walk of the pipeline: this runs twice per request.
+    // Runs twice per request: the pipeline's last handler (one field read) is this handler as
+    // HostPool builds it; the attribute (a search of the channel's attributes) is the fallback.
+    if (ch.pipeline().last() instanceof OriginConnection last) {
+      return last;
+    }
     OriginConnection c = ch.attr(KEY).get();
     if (c == null) {
       throw new IllegalStateException("channel : " + ch + " (expected: an origin connection)");

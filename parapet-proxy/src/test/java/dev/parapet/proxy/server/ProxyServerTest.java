@@ -392,6 +392,115 @@ class ProxyServerTest {
     assertThat(o.calls.get()).isZero();
   }
 
+  /**
+   * An origin that answers each request of a connection with {@code response}, byte for byte, and
+   * closes the connection after it when {@code close}.
+   */
+  private int scriptedOrigin(String response, boolean close) throws IOException {
+    ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    closeables.add(server);
+    Thread t =
+        new Thread(() -> {
+          while (!server.isClosed()) {
+            try {
+              Socket s = server.accept();
+              Thread.ofVirtual().start(() -> answer(s, response, close));
+            } catch (IOException e) {
+              return; // the end of the test
+            }
+          }
+        });
+    t.setDaemon(true);
+    t.start();
+    return server.getLocalPort();
+  }
+
+  private static void answer(Socket s, String response, boolean close) {
+    try (s) {
+      InputStream in = s.getInputStream();
+      OutputStream out = s.getOutputStream();
+      int matched = 0;
+      int b;
+      while ((b = in.read()) >= 0) {
+        matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
+        if (matched == 4) {
+          matched = 0;
+          out.write(response.getBytes(StandardCharsets.ISO_8859_1));
+          out.flush();
+          if (close) {
+            return;
+          }
+        }
+      }
+    } catch (IOException e) {
+      // the proxy closed the connection
+    }
+  }
+
+  private ProxyServer proxyTo(int originPort) throws InterruptedException {
+    return proxy(
+        List.of(route("api", "/", "api")),
+        List.of(
+            originSettings(
+                "api", new InetSocketAddress("127.0.0.1", originPort), Duration.ofSeconds(3))));
+  }
+
+  @Test
+  void anEarlyHintBeforeTheResponseIsSkippedAndTheResponsePassesWithItsFieldsAsSent()
+      throws Exception {
+    ProxyServer p =
+        proxyTo(
+            scriptedOrigin(
+                "HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
+                    + "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nX-Odd-CASE: v\r\n"
+                    + "Connection: keep-alive, X-Hop\r\nX-Hop: 1\r\nContent-Length: 2\r\n\r\nhi",
+                false));
+    for (int i = 0; i < 2; i++) { // the second on the same origin connection
+      String r = raw(p.port(), "GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+      assertThat(r).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nhi");
+      assertThat(r)
+          .contains("\r\ncontent-type: text/plain\r\nX-Odd-CASE: v\r\n")
+          .doesNotContain("X-Hop")
+          .doesNotContain("103")
+          .doesNotContain("keep-alive");
+      assertThat(r.toLowerCase(java.util.Locale.ROOT)).contains("\r\nvia: 1.1 edge-test\r\n");
+    }
+  }
+
+  @Test
+  void chunkedAndCloseDelimitedOriginBodiesReachTheClientWhole() throws Exception {
+    ProxyServer chunked =
+        proxyTo(
+            scriptedOrigin(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+                false));
+    HttpResponse<String> r = get(chunked, "/x");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("hello world");
+    ProxyServer untilClose =
+        proxyTo(scriptedOrigin("HTTP/1.0 200 OK\r\nServer: old\r\n\r\nuntil the end", true));
+    r = get(untilClose, "/x");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("until the end");
+    assertThat(r.headers().firstValue("Server")).hasValue("old");
+  }
+
+  @Test
+  void anOriginResponseWithLengthAndChunkedFramingIs502() throws Exception {
+    ProxyServer p =
+        proxyTo(
+            scriptedOrigin(
+                "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled",
+                false));
+    HttpResponse<String> r = get(p, "/x");
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.headers().firstValue("Proxy-Status"))
+        .hasValueSatisfying(v -> assertThat(v).contains("error=http_protocol_error"));
+    assertThat(r.body()).doesNotContain("smuggled");
+  }
+
   @Test
   void garbageFromTheOriginIs502AndCountsAgainstIt() throws Exception {
     try (ServerSocket garbage =

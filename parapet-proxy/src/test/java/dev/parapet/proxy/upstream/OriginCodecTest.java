@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMethod;
@@ -130,6 +131,163 @@ class OriginCodecTest {
     send(HttpMethod.GET);
     List<Object> in = receive("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n");
     assertThat(((HttpResponse) in.get(0)).decoderResult().isFailure()).isTrue();
+    body(in);
+  }
+
+  @Test
+  void headerNameWithANonTokenCharacterIsADecoderFailure() {
+    send(HttpMethod.GET);
+    List<Object> in = receive("HTTP/1.1 200 OK\r\nX-Bad@Name: v\r\nContent-Length: 0\r\n\r\n");
+    assertThat(((HttpResponse) in.get(0)).decoderResult().isFailure()).isTrue();
+    body(in);
+    OriginCodec fresh = new OriginCodec(8192, 32 * 1024, 8192);
+    EmbeddedChannel other = new EmbeddedChannel(fresh);
+    other.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
+    ReferenceCountUtil.release(other.readOutbound());
+    // A common name is a token by construction: accepted without a check of its own.
+    other.writeInbound(
+        Unpooled.copiedBuffer(
+            "HTTP/1.1 200 OK\r\nContent-Type: a\r\nContent-Length: 0\r\n\r\n",
+            StandardCharsets.US_ASCII));
+    HttpResponse ok = other.readInbound();
+    assertThat(ok.decoderResult().isSuccess()).isTrue();
+    assertThat(ok.headers().get("content-type")).isEqualTo("a");
+    other.finishAndReleaseAll();
+  }
+
+  private static String encoded(HttpResponse r) {
+    ByteBuf buf = Unpooled.buffer();
+    ((OriginHeaders) r.headers()).encodeTo(buf);
+    String s = buf.toString(StandardCharsets.ISO_8859_1);
+    buf.release();
+    return s;
+  }
+
+  private static long lasts(List<Object> msgs) {
+    return msgs.stream().filter(o -> o instanceof LastHttpContent).count();
+  }
+
+  @Test
+  void chunkedBodyWithExtensionsAndTrailersKeepsPermittedTrailers() {
+    send(HttpMethod.GET);
+    List<Object> in =
+        receive(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                + "3;ext=1\r\nabc\r\n2 \r\nde\r\n0\r\nX-Sum: 7\r\nContent-Length: 9\r\n\r\n");
+    LastHttpContent last = (LastHttpContent) in.get(in.size() - 1);
+    assertThat(last.trailingHeaders().get("X-Sum")).isEqualTo("7");
+    assertThat(last.trailingHeaders().contains("Content-Length")).isFalse();
+    assertThat(lasts(in)).isEqualTo(1);
+    assertThat(body(in)).isEqualTo("abcde");
+  }
+
+  @Test
+  void aBodyWithoutLengthEndsWhenTheOriginCloses() {
+    send(HttpMethod.GET);
+    List<Object> in = receive("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\npart one, ");
+    assertThat(lasts(in)).isZero();
+    in.addAll(receive("part two"));
+    ch.finish(); // the close: decodeLast ends the body
+    Object o;
+    while ((o = ch.readInbound()) != null) {
+      in.add(o);
+    }
+    assertThat(lasts(in)).isEqualTo(1);
+    assertThat(body(in)).isEqualTo("part one, part two");
+  }
+
+  @Test
+  void framingThatCouldSmuggleIsADecoderFailureAndNoHeadPassesBeforeIt() {
+    for (String head :
+        List.of(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nX-A: a\u0000b\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+            "HTTP/2.0 200 OK\r\n\r\n")) {
+      EmbeddedChannel c = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
+      c.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
+      ReferenceCountUtil.release(c.readOutbound());
+      c.writeInbound(Unpooled.copiedBuffer(head + "abc", StandardCharsets.ISO_8859_1));
+      HttpResponse r = c.readInbound();
+      assertThat(r.decoderResult().isFailure()).as(head).isTrue();
+      assertThat((Object) c.readInbound()).as(head).isNull(); // the rest of the input is dropped
+      c.finishAndReleaseAll();
+    }
+  }
+
+  @Test
+  void repeatedEqualLengthsAndSpaceBeforeTheColonAreRepaired() {
+    send(HttpMethod.GET);
+    List<Object> in =
+        receive("HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nX-Odd : v\r\nX-Next: n\r\n\r\nhi");
+    HttpResponse r = (HttpResponse) in.get(0);
+    assertThat(r.decoderResult().isSuccess()).isTrue();
+    assertThat(r.headers().get("x-odd")).isEqualTo("v");
+    assertThat(encoded(r)).isEqualTo("Content-Length: 2, 2\r\nX-Odd: v\r\nX-Next: n\r\n");
+    assertThat(body(in)).isEqualTo("hi");
+  }
+
+  @Test
+  void bareLineFeedsAreAcceptedAndWrittenOnWithCrlf() {
+    send(HttpMethod.GET);
+    List<Object> in = receive("HTTP/1.0 200 OK\nServer: s\nContent-Length: 1\n\nx");
+    HttpResponse r = (HttpResponse) in.get(0);
+    assertThat(r.protocolVersion()).isSameAs(HttpVersion.HTTP_1_0);
+    assertThat(encoded(r)).isEqualTo("Server: s\r\nContent-Length: 1\r\n");
+    assertThat(body(in)).isEqualTo("x");
+  }
+
+  @Test
+  void noContentAndNotModifiedHaveNoBodyAndInterimResponsesNoEndOfTheirOwn() {
+    send(HttpMethod.GET);
+    send(HttpMethod.GET);
+    List<Object> in =
+        receive(
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"
+                + "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n");
+    assertThat(in.stream().filter(o -> o instanceof HttpResponse).count()).isEqualTo(3);
+    assertThat(lasts(in)).isEqualTo(2); // one per final response, none for the 100
+    assertThat(in.get(1)).isInstanceOf(HttpResponse.class);
+    body(in);
+  }
+
+  @Test
+  void aHeadArrivingByteByByteDecodesAsAWhole() {
+    send(HttpMethod.GET);
+    String response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc";
+    List<Object> in = new ArrayList<>();
+    for (char c : response.toCharArray()) {
+      in.addAll(receive(String.valueOf(c)));
+    }
+    assertThat(in.get(0)).isInstanceOf(HttpResponse.class);
+    assertThat(((HttpResponse) in.get(0)).headers().get("Content-Type")).isEqualTo("text/plain");
+    assertThat(lasts(in)).isEqualTo(1);
+    assertThat(body(in)).isEqualTo("abc");
+  }
+
+  @Test
+  void aHeadLargerThanTheLimitIsADecoderFailure() {
+    send(HttpMethod.GET);
+    List<Object> in = receive("HTTP/1.1 200 OK\r\nX-Big: " + "x".repeat(40 * 1024) + "\r\n\r\n");
+    HttpResponse r = (HttpResponse) in.get(0);
+    assertThat(r.decoderResult().cause()).isInstanceOf(TooLongFrameException.class);
+    body(in);
+  }
+
+  @Test
+  void chunkDataLongerThanItsSizeFailsTheBody() {
+    send(HttpMethod.GET);
+    List<Object> in =
+        receive("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n");
+    assertThat(((HttpResponse) in.get(0)).decoderResult().isSuccess()).isTrue();
+    Object end = in.get(in.size() - 1);
+    assertThat(end).isInstanceOf(LastHttpContent.class);
+    assertThat(((LastHttpContent) end).decoderResult().isFailure()).isTrue();
     body(in);
   }
 }

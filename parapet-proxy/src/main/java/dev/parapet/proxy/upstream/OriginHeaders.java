@@ -1,0 +1,468 @@
+package dev.parapet.proxy.upstream;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.DateFormatter;
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Calendar;
+import java.util.Date;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An origin response's header fields: a list in arrival order whose names and values, as received,
+ * are views into the bytes of the response head ({@link AsciiString} without a copy).
+ *
+ * <p>Why not Netty's {@code DefaultHttpHeaders}: it is a hash table that validates every name and
+ * value again, and its values are strings copied out of the buffer. A response's dozen fields are
+ * read a few times (Content-Length, Connection, Cache-Control), edited twice (hop-by-hop removal,
+ * {@code Via}) and then written to the client, where a view is one copy into the output buffer. At
+ * tens of thousands of responses a second that difference was several percent of the event loop.
+ * Lookups here are scans with case-insensitive compares, which for a dozen fields is as fast as
+ * hashing. {@link OriginCodec} validates what it puts here; fields added later are validated on the
+ * way in, as Netty's headers would.
+ */
+public final class OriginHeaders extends HttpHeaders {
+  private static final byte[] NONE = new byte[0];
+
+  /** The response head the received fields are views into. */
+  private final byte[] head;
+
+  private CharSequence[] names;
+  private CharSequence[] values;
+
+  /**
+   * Where each field's line lies in {@link #head}, CRLF included, if it can be written as it came
+   * (start -1 for fields added here or lines that needed repair).
+   */
+  private int[] lineStart;
+
+  private int[] lineEnd;
+
+  private int size;
+
+  /** Empty headers with room for {@code capacity} fields. */
+  public OriginHeaders(int capacity) {
+    this(NONE, capacity);
+  }
+
+  /** Headers whose received fields are views into {@code head}. */
+  OriginHeaders(byte[] head, int capacity) {
+    this.head = head;
+    int n = Math.max(4, capacity);
+    names = new CharSequence[n];
+    values = new CharSequence[n];
+    lineStart = new int[n];
+    lineEnd = new int[n];
+  }
+
+  /**
+   * Appends a field the decoder checked already (name a token, value without controls), whose line
+   * is {@code head[start, end)} or, with start -1, not to be copied as it is.
+   */
+  void addReceived(AsciiString name, AsciiString value, int start, int end) {
+    append(name, value, start, end);
+  }
+
+  private void append(CharSequence name, CharSequence value, int start, int end) {
+    if (size == names.length) {
+      int n = size * 2;
+      names = Arrays.copyOf(names, n);
+      values = Arrays.copyOf(values, n);
+      lineStart = Arrays.copyOf(lineStart, n);
+      lineEnd = Arrays.copyOf(lineEnd, n);
+    }
+    names[size] = name;
+    values[size] = value;
+    lineStart[size] = start;
+    lineEnd[size] = end;
+    size++;
+  }
+
+  private void append(CharSequence name, CharSequence value) {
+    append(name, value, -1, -1);
+  }
+
+  /**
+   * Writes the fields as HTTP/1.1 header lines into {@code buf}: consecutive fields still as
+   * received in one copy of their bytes, the others one by one.
+   */
+  public void encodeTo(ByteBuf buf) {
+    int runStart = -1;
+    int runEnd = -1;
+    for (int i = 0; i < size; i++) {
+      int start = lineStart[i];
+      if (start >= 0 && start == runEnd) {
+        runEnd = lineEnd[i];
+        continue;
+      }
+      if (runStart >= 0) {
+        buf.writeBytes(head, runStart, runEnd - runStart);
+      }
+      if (start >= 0) {
+        runStart = start;
+        runEnd = lineEnd[i];
+      } else {
+        runStart = -1;
+        runEnd = -1;
+        buf.writeCharSequence(names[i], StandardCharsets.ISO_8859_1);
+        buf.writeShort((':' << 8) | ' ');
+        buf.writeCharSequence(values[i], StandardCharsets.ISO_8859_1);
+        buf.writeShort(('\r' << 8) | '\n');
+      }
+    }
+    if (runStart >= 0) {
+      buf.writeBytes(head, runStart, runEnd - runStart);
+    }
+  }
+
+  private int indexOf(CharSequence name, int from) {
+    int n = name.length();
+    for (int i = from; i < size; i++) {
+      CharSequence candidate = names[i];
+      if (candidate.length() == n && AsciiString.contentEqualsIgnoreCase(candidate, name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private @Nullable CharSequence first(CharSequence name) {
+    int i = indexOf(name, 0);
+    return i < 0 ? null : values[i];
+  }
+
+  // --- reads
+
+  @Override
+  public @Nullable String get(String name) {
+    return get((CharSequence) name);
+  }
+
+  @Override
+  public @Nullable String get(CharSequence name) {
+    CharSequence v = first(name);
+    return v == null ? null : v.toString();
+  }
+
+  @Override
+  public @Nullable Integer getInt(CharSequence name) {
+    CharSequence v = first(name);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Integer.parseInt(v.toString());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public int getInt(CharSequence name, int defaultValue) {
+    Integer v = getInt(name);
+    return v == null ? defaultValue : v;
+  }
+
+  @Override
+  public @Nullable Short getShort(CharSequence name) {
+    CharSequence v = first(name);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Short.parseShort(v.toString());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public short getShort(CharSequence name, short defaultValue) {
+    Short v = getShort(name);
+    return v == null ? defaultValue : v;
+  }
+
+  @Override
+  public @Nullable Long getTimeMillis(CharSequence name) {
+    CharSequence v = first(name);
+    Date d = v == null ? null : DateFormatter.parseHttpDate(v);
+    return d == null ? null : d.getTime();
+  }
+
+  @Override
+  public long getTimeMillis(CharSequence name, long defaultValue) {
+    Long v = getTimeMillis(name);
+    return v == null ? defaultValue : v;
+  }
+
+  @Override
+  public List<String> getAll(String name) {
+    return getAll((CharSequence) name);
+  }
+
+  @Override
+  public List<String> getAll(CharSequence name) {
+    List<String> all = new ArrayList<>(2);
+    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+      all.add(values[i].toString());
+    }
+    return all;
+  }
+
+  @Override
+  public List<Map.Entry<String, String>> entries() {
+    List<Map.Entry<String, String>> all = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      all.add(new AbstractMap.SimpleImmutableEntry<>(names[i].toString(), values[i].toString()));
+    }
+    return all;
+  }
+
+  @Override
+  public boolean contains(String name) {
+    return indexOf(name, 0) >= 0;
+  }
+
+  @Override
+  public boolean contains(CharSequence name) {
+    return indexOf(name, 0) >= 0;
+  }
+
+  @Override
+  public Iterator<Map.Entry<String, String>> iterator() {
+    return entries().iterator();
+  }
+
+  /** The fields as they are: views for the received ones, no copies (the encoder's way in). */
+  @Override
+  public Iterator<Map.Entry<CharSequence, CharSequence>> iteratorCharSequence() {
+    return new Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        return next < size;
+      }
+
+      @Override
+      public Map.Entry<CharSequence, CharSequence> next() {
+        if (next >= size) {
+          throw new NoSuchElementException();
+        }
+        int i = next++;
+        return new AbstractMap.SimpleImmutableEntry<>(names[i], values[i]);
+      }
+    };
+  }
+
+  @Override
+  public boolean isEmpty() {
+    return size == 0;
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public Set<String> names() {
+    Set<String> all = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    for (int i = 0; i < size; i++) {
+      all.add(names[i].toString());
+    }
+    return all;
+  }
+
+  /**
+   * Whether a {@code name} field lists {@code value} among its comma-separated elements: a scan, no
+   * lists (the encoder asks this of Transfer-Encoding for every response).
+   */
+  @Override
+  public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
+    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+      if (listContains(values[i], value, ignoreCase)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean listContains(CharSequence list, CharSequence value, boolean ignoreCase) {
+    int n = list.length();
+    int i = 0;
+    while (i < n) {
+      int end = i;
+      while (end < n && list.charAt(end) != ',') {
+        end++;
+      }
+      int from = i;
+      int to = end;
+      while (from < to && isOws(list.charAt(from))) {
+        from++;
+      }
+      while (to > from && isOws(list.charAt(to - 1))) {
+        to--;
+      }
+      if (to - from == value.length()) {
+        CharSequence element = list.subSequence(from, to);
+        if (ignoreCase
+            ? AsciiString.contentEqualsIgnoreCase(element, value)
+            : AsciiString.contentEquals(element, value)) {
+          return true;
+        }
+      }
+      i = end + 1;
+    }
+    return false;
+  }
+
+  private static boolean isOws(char c) {
+    return c == ' ' || c == '\t';
+  }
+
+  // --- writes (validated like Netty's headers: a token name, a value without CR, LF or NUL)
+
+  private static CharSequence checkedName(CharSequence name) {
+    if (name.length() == 0 || HttpHeaderValidationUtil.validateToken(name) >= 0) {
+      throw new IllegalArgumentException("a header name with an invalid character: " + name);
+    }
+    return name;
+  }
+
+  private static CharSequence checkedValue(@Nullable Object value) {
+    if (value == null) {
+      throw new NullPointerException("value");
+    }
+    CharSequence v =
+        value instanceof CharSequence cs
+            ? cs
+            : value instanceof Date d
+                ? DateFormatter.format(d)
+                : value instanceof Calendar c
+                    ? DateFormatter.format(c.getTime())
+                    : value.toString();
+    if (HttpHeaderValidationUtil.validateValidHeaderValue(v) >= 0) {
+      throw new IllegalArgumentException("a header value with an invalid character: " + v);
+    }
+    return v;
+  }
+
+  @Override
+  public HttpHeaders add(String name, Object value) {
+    return add((CharSequence) name, value);
+  }
+
+  @Override
+  public HttpHeaders add(CharSequence name, Object value) {
+    append(checkedName(name), checkedValue(value));
+    return this;
+  }
+
+  @Override
+  public HttpHeaders add(String name, Iterable<?> values) {
+    return add((CharSequence) name, values);
+  }
+
+  @Override
+  public HttpHeaders add(CharSequence name, Iterable<?> values) {
+    CharSequence n = checkedName(name);
+    for (Object v : values) {
+      append(n, checkedValue(v));
+    }
+    return this;
+  }
+
+  @Override
+  public HttpHeaders addInt(CharSequence name, int value) {
+    return add(name, Integer.toString(value));
+  }
+
+  @Override
+  public HttpHeaders addShort(CharSequence name, short value) {
+    return add(name, Short.toString(value));
+  }
+
+  @Override
+  public HttpHeaders set(String name, Object value) {
+    return set((CharSequence) name, value);
+  }
+
+  @Override
+  public HttpHeaders set(CharSequence name, Object value) {
+    CharSequence n = checkedName(name);
+    CharSequence v = checkedValue(value);
+    remove(n);
+    append(n, v);
+    return this;
+  }
+
+  @Override
+  public HttpHeaders set(String name, Iterable<?> values) {
+    return set((CharSequence) name, values);
+  }
+
+  @Override
+  public HttpHeaders set(CharSequence name, Iterable<?> values) {
+    remove(checkedName(name));
+    return add(name, values);
+  }
+
+  @Override
+  public HttpHeaders setInt(CharSequence name, int value) {
+    return set(name, Integer.toString(value));
+  }
+
+  @Override
+  public HttpHeaders setShort(CharSequence name, short value) {
+    return set(name, Short.toString(value));
+  }
+
+  @Override
+  public HttpHeaders remove(String name) {
+    return remove((CharSequence) name);
+  }
+
+  @Override
+  public HttpHeaders remove(CharSequence name) {
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return this;
+    }
+    int kept = i;
+    for (int j = i + 1; j < size; j++) {
+      CharSequence n = names[j];
+      if (n.length() == name.length() && AsciiString.contentEqualsIgnoreCase(n, name)) {
+        continue;
+      }
+      names[kept] = n;
+      values[kept] = values[j];
+      lineStart[kept] = lineStart[j];
+      lineEnd[kept] = lineEnd[j];
+      kept++;
+    }
+    Arrays.fill(names, kept, size, null);
+    Arrays.fill(values, kept, size, null);
+    size = kept;
+    return this;
+  }
+
+  @Override
+  public HttpHeaders clear() {
+    Arrays.fill(names, 0, size, null);
+    Arrays.fill(values, 0, size, null);
+    size = 0;
+    return this;
+  }
+}

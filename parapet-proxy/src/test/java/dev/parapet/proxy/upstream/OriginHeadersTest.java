@@ -1,0 +1,145 @@
+package dev.parapet.proxy.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Origin headers behave as Netty's headers do, and write untouched fields as they came. */
+class OriginHeadersTest {
+
+  /** Headers as the decoder builds them from {@code lines} ("Name: value" each, CRLF added). */
+  private static OriginHeaders received(String... lines) {
+    String head = String.join("\r\n", lines) + "\r\n";
+    byte[] b = head.getBytes(StandardCharsets.ISO_8859_1);
+    OriginHeaders h = new OriginHeaders(b, 2);
+    int pos = 0;
+    for (String line : lines) {
+      int colon = line.indexOf(':');
+      AsciiString name = new AsciiString(b, pos, colon, false);
+      AsciiString value = new AsciiString(b, pos + colon + 2, line.length() - colon - 2, false);
+      h.addReceived(name, value, pos, pos + line.length() + 2);
+      pos += line.length() + 2;
+    }
+    return h;
+  }
+
+  private static String encoded(OriginHeaders h) {
+    ByteBuf buf = Unpooled.buffer();
+    h.encodeTo(buf);
+    String s = buf.toString(StandardCharsets.ISO_8859_1);
+    buf.release();
+    return s;
+  }
+
+  @Test
+  void readsAreCaseInsensitiveAndInOrder() {
+    OriginHeaders h = received("Server: a", "Set-Cookie: x=1", "set-cookie: y=2", "Age: 7");
+    assertThat(h.get("SERVER")).isEqualTo("a");
+    assertThat(h.get(HttpHeaderNames.SET_COOKIE)).isEqualTo("x=1");
+    assertThat(h.getAll("Set-Cookie")).containsExactly("x=1", "y=2");
+    assertThat(h.getInt("age")).isEqualTo(7);
+    assertThat(h.getInt("server")).isNull();
+    assertThat(h.contains("AGE")).isTrue();
+    assertThat(h.contains("Via")).isFalse();
+    assertThat(h.size()).isEqualTo(4);
+    assertThat(h.names()).hasSize(3);
+    List<String> seen = new ArrayList<>();
+    for (Map.Entry<String, String> e : h) {
+      seen.add(e.getKey() + "=" + e.getValue());
+    }
+    assertThat(seen).containsExactly("Server=a", "Set-Cookie=x=1", "set-cookie=y=2", "Age=7");
+  }
+
+  @Test
+  void untouchedFieldsAreWrittenAsReceivedAndEditsAfterThem() {
+    OriginHeaders h =
+        received("Server: a", "Connection: keep-alive", "ETag: \"v\"", "Via: 1.1 origin");
+    h.remove("connection");
+    h.set("Via", "1.1 origin, 1.1 edge");
+    h.add("X-Cache", "miss");
+    assertThat(encoded(h))
+        .isEqualTo("Server: a\r\nETag: \"v\"\r\nVia: 1.1 origin, 1.1 edge\r\nX-Cache: miss\r\n");
+  }
+
+  @Test
+  void containsValueLooksThroughListsLikeNettys() {
+    OriginHeaders h = received("Connection: Keep-Alive, Upgrade", "Transfer-Encoding: chunked");
+    assertThat(h.containsValue("connection", "upgrade", true)).isTrue();
+    assertThat(h.containsValue("connection", "upgrade", false)).isFalse();
+    assertThat(h.containsValue("Transfer-Encoding", "chunked", true)).isTrue();
+    assertThat(h.containsValue("Transfer-Encoding", "gzip", true)).isFalse();
+    assertThat(h.containsValue("Via", "x", true)).isFalse();
+  }
+
+  @Test
+  void addedFieldsAreValidatedAsNettyValidatesThem() {
+    OriginHeaders h = received("Server: a");
+    assertThatThrownBy(() -> h.add("X-Bad", "a\r\nInjected: 1"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> h.set("Bad Name", "v")).isInstanceOf(IllegalArgumentException.class);
+    assertThat(encoded(h)).isEqualTo("Server: a\r\n");
+  }
+
+  @Test
+  void aRandomSequenceOfEditsMatchesDefaultHttpHeaders() {
+    // Property test as a seeded random sequence: the same edits on both, the same reads after.
+    String[] names = {"A", "b", "Set-Cookie", "Via", "x-y"};
+    for (long seed = 1; seed <= 200; seed++) {
+      Random r = new Random(seed);
+      OriginHeaders mine = received("A: 0", "Set-Cookie: s0", "b: 0");
+      HttpHeaders theirs = new DefaultHttpHeaders();
+      theirs.add("A", "0").add("Set-Cookie", "s0").add("b", "0");
+      for (int step = 0; step < 12; step++) {
+        String name = names[r.nextInt(names.length)];
+        String value = "v" + r.nextInt(5);
+        switch (r.nextInt(4)) {
+          case 0 -> {
+            mine.add(name, value);
+            theirs.add(name, value);
+          }
+          case 1 -> {
+            mine.set(name, value);
+            theirs.set(name, value);
+          }
+          case 2 -> {
+            mine.remove(name);
+            theirs.remove(name);
+          }
+          default -> {
+            mine.setInt(name, step);
+            theirs.setInt(name, step);
+          }
+        }
+        for (String n : names) {
+          assertThat(mine.getAll(n)).as("seed %d, %s", seed, n).isEqualTo(theirs.getAll(n));
+          assertThat(mine.get(n)).isEqualTo(theirs.get(n));
+        }
+        assertThat(mine.size()).isEqualTo(theirs.size());
+      }
+      // What is written parses back to the same fields.
+      String text = encoded(mine);
+      HttpHeaders back = new DefaultHttpHeaders();
+      for (String line : text.split("\r\n")) {
+        if (!line.isEmpty()) {
+          int colon = line.indexOf(':');
+          back.add(line.substring(0, colon), line.substring(colon + 2));
+        }
+      }
+      for (String n : names) {
+        assertThat(back.getAll(n)).isEqualTo(theirs.getAll(n));
+      }
+    }
+  }
+}
