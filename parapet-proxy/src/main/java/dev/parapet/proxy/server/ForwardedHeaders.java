@@ -1,5 +1,6 @@
 package dev.parapet.proxy.server;
 
+import dev.parapet.proxy.upstream.OriginHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -42,14 +43,26 @@ final class ForwardedHeaders {
   static void stripHopByHop(HttpHeaders h) {
     int present = 0;
     @Nullable List<String> named = null;
-    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
-        it.hasNext(); ) {
-      Map.Entry<CharSequence, CharSequence> e = it.next();
-      int i = hopByHopIndex(e.getKey());
-      if (i >= 0) {
-        present |= 1 << i;
-        if (i == 0) {
-          named = connectionOptions(e.getValue(), named);
+    if (h instanceof OriginHeaders o) { // by index: no entry objects
+      for (int f = 0; f < o.size(); f++) {
+        int i = hopByHopIndex(o.nameAt(f));
+        if (i >= 0) {
+          present |= 1 << i;
+          if (i == 0) {
+            named = connectionOptions(o.valueAt(f), named);
+          }
+        }
+      }
+    } else {
+      for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+          it.hasNext(); ) {
+        Map.Entry<CharSequence, CharSequence> e = it.next();
+        int i = hopByHopIndex(e.getKey());
+        if (i >= 0) {
+          present |= 1 << i;
+          if (i == 0) {
+            named = connectionOptions(e.getValue(), named);
+          }
         }
       }
     }

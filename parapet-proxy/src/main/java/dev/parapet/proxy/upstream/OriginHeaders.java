@@ -41,6 +41,9 @@ public final class OriginHeaders extends HttpHeaders {
   private CharSequence[] names;
   private CharSequence[] values;
 
+  /** Per field, its name's {@link #key}: most lookups compare these ints and nothing else. */
+  private int[] keys;
+
   /**
    * Where each field's line lies in {@link #head}, CRLF included, if it can be written as it came
    * (start -1 for fields added here or lines that needed repair).
@@ -62,6 +65,7 @@ public final class OriginHeaders extends HttpHeaders {
     int n = Math.max(4, capacity);
     names = new CharSequence[n];
     values = new CharSequence[n];
+    keys = new int[n];
     lineStart = new int[n];
     lineEnd = new int[n];
   }
@@ -79,11 +83,13 @@ public final class OriginHeaders extends HttpHeaders {
       int n = size * 2;
       names = Arrays.copyOf(names, n);
       values = Arrays.copyOf(values, n);
+      keys = Arrays.copyOf(keys, n);
       lineStart = Arrays.copyOf(lineStart, n);
       lineEnd = Arrays.copyOf(lineEnd, n);
     }
     names[size] = name;
     values[size] = value;
+    keys[size] = key(name);
     lineStart[size] = start;
     lineEnd[size] = end;
     size++;
@@ -126,15 +132,30 @@ public final class OriginHeaders extends HttpHeaders {
     }
   }
 
-  private int indexOf(CharSequence name, int from) {
+  /** A name's length and lowercase first character: equal for names equal ignoring case. */
+  private static int key(CharSequence name) {
     int n = name.length();
+    return n == 0 ? 0 : (n << 8) | (Character.toLowerCase(name.charAt(0)) & 0xFF);
+  }
+
+  private int indexOf(CharSequence name, int from) {
+    int k = key(name);
     for (int i = from; i < size; i++) {
-      CharSequence candidate = names[i];
-      if (candidate.length() == n && AsciiString.contentEqualsIgnoreCase(candidate, name)) {
+      if (keys[i] == k && AsciiString.contentEqualsIgnoreCase(names[i], name)) {
         return i;
       }
     }
     return -1;
+  }
+
+  /** The name of field {@code i} (0 to {@link #size()} - 1), as received or added. */
+  public CharSequence nameAt(int i) {
+    return names[i];
+  }
+
+  /** The value of field {@code i}. */
+  public CharSequence valueAt(int i) {
+    return values[i];
   }
 
   private @Nullable CharSequence first(CharSequence name) {
@@ -440,14 +461,16 @@ public final class OriginHeaders extends HttpHeaders {
     if (i < 0) {
       return this;
     }
+    int k = keys[i];
     int kept = i;
     for (int j = i + 1; j < size; j++) {
       CharSequence n = names[j];
-      if (n.length() == name.length() && AsciiString.contentEqualsIgnoreCase(n, name)) {
+      if (keys[j] == k && AsciiString.contentEqualsIgnoreCase(n, name)) {
         continue;
       }
       names[kept] = n;
       values[kept] = values[j];
+      keys[kept] = keys[j];
       lineStart[kept] = lineStart[j];
       lineEnd[kept] = lineEnd[j];
       kept++;
