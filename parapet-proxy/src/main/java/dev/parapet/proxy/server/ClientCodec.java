@@ -1,6 +1,6 @@
 package dev.parapet.proxy.server;
 
-import dev.parapet.proxy.upstream.OriginHeaders;
+import dev.parapet.proxy.upstream.HeaderList;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
@@ -23,10 +23,10 @@ import org.jspecify.annotations.Nullable;
  * request's method: no body in the answer to a HEAD, no Transfer-Encoding in a 2xx to a CONNECT,
  * and interim responses such as {@code 100 Continue} answer no request of their own).
  *
- * <p>The one difference: a response whose fields came from an origin ({@link OriginHeaders}) has
- * them written as the bytes they arrived in, one copy per run of unchanged fields, instead of field
- * by field. {@code HttpServerCodec} cannot be given that, its encoder being private. Request
- * smuggling checks are the proxy's own (see {@code ClientConnection.validate}): a request with both
+ * <p>The one difference: a response whose fields came from an origin ({@link HeaderList}) has them
+ * written as the bytes they arrived in, one copy per run of unchanged fields, instead of field by
+ * field. {@code HttpServerCodec} cannot be given that, its encoder being private. Request smuggling
+ * checks are the proxy's own (see {@code ClientConnection.validate}): a request with both
  * Transfer-Encoding and Content-Length never gets this far.
  */
 final class ClientCodec
@@ -90,7 +90,7 @@ final class ClientCodec
 
     @Override
     protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
-      if (headers instanceof OriginHeaders received) {
+      if (headers instanceof HeaderList received) {
         received.encodeTo(buf);
       } else {
         super.encodeHeaders(headers, buf);

@@ -1,6 +1,6 @@
 package dev.parapet.proxy.server;
 
-import dev.parapet.proxy.upstream.OriginHeaders;
+import dev.parapet.proxy.upstream.HeaderList;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -43,7 +43,7 @@ final class ForwardedHeaders {
   static void stripHopByHop(HttpHeaders h) {
     int present = 0;
     @Nullable List<String> named = null;
-    if (h instanceof OriginHeaders o) { // by index: no entry objects
+    if (h instanceof HeaderList o) { // by index: no entry objects
       for (int f = 0; f < o.size(); f++) {
         int i = hopByHopIndex(o.nameAt(f));
         if (i >= 0) {

@@ -17,6 +17,7 @@ import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.upstream.HeaderList;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -485,6 +486,8 @@ public final class ProxyServer implements AutoCloseable {
             .setMaxHeaderSize(settings.maxHeaderBytes())
             .setMaxChunkSize(16 * 1024)
             .setValidateHeaders(true)
+            // A list that validates like Netty's headers, without the hash table (see HeaderList).
+            .setHeadersFactory(HeaderList.FACTORY)
             .setAllowDuplicateContentLengths(false)
             .setStrictLineParsing(true)
             .setUseRfc9112TransferEncoding(true);

@@ -11,9 +11,11 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
@@ -40,9 +42,9 @@ import org.jspecify.annotations.Nullable;
  * matched to its request's method, so the response to a HEAD is known to have no body).
  *
  * <p>The decoder ({@link ResponseDecoder}) copies a response head once and hands on its fields as
- * views into that copy ({@link OriginHeaders}); common header names, the version and standard
- * status lines come from constants. Names are matched byte for byte, so the case the origin sent is
- * what the client receives.
+ * views into that copy ({@link HeaderList}); common header names, the version and standard status
+ * lines come from constants. Names are matched byte for byte, so the case the origin sent is what
+ * the client receives.
  */
 public final class OriginCodec
     extends CombinedChannelDuplexHandler<OriginCodec.ResponseDecoder, OriginCodec.RequestEncoder> {
@@ -157,11 +159,20 @@ public final class OriginCodec
       }
       super.encode(ctx, msg, out);
     }
+
+    @Override
+    protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
+      if (headers instanceof HeaderList list) {
+        list.encodeTo(buf); // no entry objects, one pass
+      } else {
+        super.encodeHeaders(headers, buf);
+      }
+    }
   }
 
   /**
    * Decodes origin responses (RFC 9112): the head into a {@link DefaultHttpResponse} with {@link
-   * OriginHeaders}, the body into {@link io.netty.handler.codec.http.HttpContent} pieces of at most
+   * HeaderList}, the body into {@link io.netty.handler.codec.http.HttpContent} pieces of at most
    * {@code maxChunkSize} ending with a {@link LastHttpContent}, framed by Content-Length, chunked
    * coding or the connection's close. Interim (1xx) responses come alone, without a content of
    * their own, and do not answer a request. Anything malformed becomes one message whose decoder
@@ -170,9 +181,9 @@ public final class OriginCodec
    *
    * <p>Why not Netty's {@code HttpResponseDecoder}: it copies each value into a string and each
    * field into a validating hash table, which the proxy then edits and re-encodes; here the head is
-   * copied once and fields are views into that copy (see {@link OriginHeaders}). It is also
-   * stricter where a proxy must be: Transfer-Encoding with Content-Length, obsolete line folding
-   * and conflicting lengths are errors (RFC 9112 §6.1, §5.2, §6.3), not repaired guesses.
+   * copied once and fields are views into that copy (see {@link HeaderList}). It is also stricter
+   * where a proxy must be: Transfer-Encoding with Content-Length, obsolete line folding and
+   * conflicting lengths are errors (RFC 9112 §6.1, §5.2, §6.3), not repaired guesses.
    */
   public static final class ResponseDecoder extends ByteToMessageDecoder {
     private enum State {
@@ -237,7 +248,7 @@ public final class OriginCodec
           ByteBuf piece = in.readRetainedSlice(n);
           remaining -= n;
           if (remaining == 0) {
-            out.add(new DefaultLastHttpContent(piece));
+            out.add(new DefaultLastHttpContent(piece, EmptyHttpHeaders.INSTANCE)); // no trailers
             state = State.HEAD;
           } else {
             out.add(new DefaultHttpContent(piece));
@@ -307,13 +318,14 @@ public final class OriginCodec
       state = State.FAILED;
       in.skipBytes(in.readableBytes());
       if (headPassedOn) {
-        LastHttpContent c = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+        LastHttpContent c =
+            new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, EmptyHttpHeaders.INSTANCE);
         c.setDecoderResult(DecoderResult.failure(cause));
         out.add(c);
       } else {
         HttpResponse r =
             new DefaultHttpResponse(
-                HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_GATEWAY, new OriginHeaders(0));
+                HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_GATEWAY, new HeaderList(0));
         r.setDecoderResult(DecoderResult.failure(cause));
         out.add(r);
       }
@@ -422,7 +434,8 @@ public final class OriginCodec
       }
       HttpResponseStatus status = status(code, b, i, lineEnd - i);
 
-      OriginHeaders h = new OriginHeaders(b, 16);
+      // Room for about as many fields as the head has lines (~28 bytes each), and two added.
+      HeaderList h = new HeaderList(b, (n - eol) / 28 + 2);
       long contentLength = -1;
       boolean transferEncoding = false;
       boolean chunked = false;

@@ -157,7 +157,7 @@ class OriginCodecTest {
 
   private static String encoded(HttpResponse r) {
     ByteBuf buf = Unpooled.buffer();
-    ((OriginHeaders) r.headers()).encodeTo(buf);
+    ((HeaderList) r.headers()).encodeTo(buf);
     String s = buf.toString(StandardCharsets.ISO_8859_1);
     buf.release();
     return s;

@@ -17,13 +17,13 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Origin headers behave as Netty's headers do, and write untouched fields as they came. */
-class OriginHeadersTest {
+class HeaderListTest {
 
   /** Headers as the decoder builds them from {@code lines} ("Name: value" each, CRLF added). */
-  private static OriginHeaders received(String... lines) {
+  private static HeaderList received(String... lines) {
     String head = String.join("\r\n", lines) + "\r\n";
     byte[] b = head.getBytes(StandardCharsets.ISO_8859_1);
-    OriginHeaders h = new OriginHeaders(b, 2);
+    HeaderList h = new HeaderList(b, 2);
     int pos = 0;
     for (String line : lines) {
       int colon = line.indexOf(':');
@@ -35,7 +35,7 @@ class OriginHeadersTest {
     return h;
   }
 
-  private static String encoded(OriginHeaders h) {
+  private static String encoded(HeaderList h) {
     ByteBuf buf = Unpooled.buffer();
     h.encodeTo(buf);
     String s = buf.toString(StandardCharsets.ISO_8859_1);
@@ -45,7 +45,7 @@ class OriginHeadersTest {
 
   @Test
   void readsAreCaseInsensitiveAndInOrder() {
-    OriginHeaders h = received("Server: a", "Set-Cookie: x=1", "set-cookie: y=2", "Age: 7");
+    HeaderList h = received("Server: a", "Set-Cookie: x=1", "set-cookie: y=2", "Age: 7");
     assertThat(h.get("SERVER")).isEqualTo("a");
     assertThat(h.get(HttpHeaderNames.SET_COOKIE)).isEqualTo("x=1");
     assertThat(h.getAll("Set-Cookie")).containsExactly("x=1", "y=2");
@@ -64,7 +64,7 @@ class OriginHeadersTest {
 
   @Test
   void untouchedFieldsAreWrittenAsReceivedAndEditsAfterThem() {
-    OriginHeaders h =
+    HeaderList h =
         received("Server: a", "Connection: keep-alive", "ETag: \"v\"", "Via: 1.1 origin");
     h.remove("connection");
     h.set("Via", "1.1 origin, 1.1 edge");
@@ -75,7 +75,7 @@ class OriginHeadersTest {
 
   @Test
   void containsValueLooksThroughListsLikeNettys() {
-    OriginHeaders h = received("Connection: Keep-Alive, Upgrade", "Transfer-Encoding: chunked");
+    HeaderList h = received("Connection: Keep-Alive, Upgrade", "Transfer-Encoding: chunked");
     assertThat(h.containsValue("connection", "upgrade", true)).isTrue();
     assertThat(h.containsValue("connection", "upgrade", false)).isFalse();
     assertThat(h.containsValue("Transfer-Encoding", "chunked", true)).isTrue();
@@ -85,7 +85,7 @@ class OriginHeadersTest {
 
   @Test
   void addedFieldsAreValidatedAsNettyValidatesThem() {
-    OriginHeaders h = received("Server: a");
+    HeaderList h = received("Server: a");
     assertThatThrownBy(() -> h.add("X-Bad", "a\r\nInjected: 1"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> h.set("Bad Name", "v")).isInstanceOf(IllegalArgumentException.class);
@@ -98,7 +98,7 @@ class OriginHeadersTest {
     String[] names = {"A", "b", "Set-Cookie", "Via", "x-y"};
     for (long seed = 1; seed <= 200; seed++) {
       Random r = new Random(seed);
-      OriginHeaders mine = received("A: 0", "Set-Cookie: s0", "b: 0");
+      HeaderList mine = received("A: 0", "Set-Cookie: s0", "b: 0");
       HttpHeaders theirs = new DefaultHttpHeaders();
       theirs.add("A", "0").add("Set-Cookie", "s0").add("b", "0");
       for (int step = 0; step < 12; step++) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
@@ -20,54 +21,64 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An origin response's header fields: a list in arrival order whose names and values, as received,
- * are views into the bytes of the response head ({@link AsciiString} without a copy).
+ * HTTP header fields as a list in arrival order. Fields an origin sent (put here by {@link
+ * OriginCodec}) are views into the bytes of the response head ({@link AsciiString} without a copy)
+ * and remember where their line lies in it, so that unchanged ones are written on as the bytes they
+ * came in ({@link #encodeTo}). Client requests are decoded into it too ({@link #FACTORY}).
  *
  * <p>Why not Netty's {@code DefaultHttpHeaders}: it is a hash table that validates every name and
- * value again, and its values are strings copied out of the buffer. A response's dozen fields are
- * read a few times (Content-Length, Connection, Cache-Control), edited twice (hop-by-hop removal,
- * {@code Via}) and then written to the client, where a view is one copy into the output buffer. At
- * tens of thousands of responses a second that difference was several percent of the event loop.
- * Lookups here are scans with case-insensitive compares, which for a dozen fields is as fast as
- * hashing. {@link OriginCodec} validates what it puts here; fields added later are validated on the
- * way in, as Netty's headers would.
+ * value again, and its values are strings copied out of the buffer. A message's dozen fields are
+ * read a few times (Content-Length, Connection, Cache-Control), edited a few times (hop-by-hop
+ * removal, {@code Via}, forwarding fields) and then written out. At tens of thousands of requests a
+ * second that difference was several percent of the event loop and a fifth of the bytes allocated
+ * per request. Lookups here are scans of int keys, which for a dozen fields is as fast as hashing.
+ * Fields added through {@link HttpHeaders}' methods are validated on the way in, as Netty's headers
+ * validate them; {@link OriginCodec} validates what it puts here itself.
  */
-public final class OriginHeaders extends HttpHeaders {
+public final class HeaderList extends HttpHeaders {
   private static final byte[] NONE = new byte[0];
 
   /** The response head the received fields are views into. */
   private final byte[] head;
 
-  private CharSequence[] names;
-  private CharSequence[] values;
-
-  /** Per field, its name's {@link #key}: most lookups compare these ints and nothing else. */
-  private int[] keys;
+  /** Field i's name at {@code 2i}, its value at {@code 2i + 1}. */
+  private CharSequence[] text;
 
   /**
-   * Where each field's line lies in {@link #head}, CRLF included, if it can be written as it came
-   * (start -1 for fields added here or lines that needed repair).
+   * Field i's name {@link #key} at {@code 3i} (most lookups compare these ints and nothing else),
+   * and where its line lies in {@link #head}, CRLF included, at {@code 3i + 1} and {@code 3i + 2}
+   * if it can be written as it came (start -1 for fields added here or lines that needed repair).
+   * Two arrays rather than five: a response's fields cost two allocations.
    */
-  private int[] lineStart;
-
-  private int[] lineEnd;
+  private int[] meta;
 
   private int size;
 
+  /** Makes these headers for Netty's decoders (the request decoder of a client connection). */
+  public static final HttpHeadersFactory FACTORY =
+      new HttpHeadersFactory() {
+        @Override
+        public HttpHeaders newHeaders() {
+          return new HeaderList(8);
+        }
+
+        @Override
+        public HttpHeaders newEmptyHeaders() {
+          return new HeaderList(4);
+        }
+      };
+
   /** Empty headers with room for {@code capacity} fields. */
-  public OriginHeaders(int capacity) {
+  public HeaderList(int capacity) {
     this(NONE, capacity);
   }
 
   /** Headers whose received fields are views into {@code head}. */
-  OriginHeaders(byte[] head, int capacity) {
+  HeaderList(byte[] head, int capacity) {
     this.head = head;
     int n = Math.max(4, capacity);
-    names = new CharSequence[n];
-    values = new CharSequence[n];
-    keys = new int[n];
-    lineStart = new int[n];
-    lineEnd = new int[n];
+    text = new CharSequence[2 * n];
+    meta = new int[3 * n];
   }
 
   /**
@@ -79,19 +90,15 @@ public final class OriginHeaders extends HttpHeaders {
   }
 
   private void append(CharSequence name, CharSequence value, int start, int end) {
-    if (size == names.length) {
-      int n = size * 2;
-      names = Arrays.copyOf(names, n);
-      values = Arrays.copyOf(values, n);
-      keys = Arrays.copyOf(keys, n);
-      lineStart = Arrays.copyOf(lineStart, n);
-      lineEnd = Arrays.copyOf(lineEnd, n);
+    if (2 * size == text.length) {
+      text = Arrays.copyOf(text, 4 * size);
+      meta = Arrays.copyOf(meta, 6 * size);
     }
-    names[size] = name;
-    values[size] = value;
-    keys[size] = key(name);
-    lineStart[size] = start;
-    lineEnd[size] = end;
+    text[2 * size] = name;
+    text[2 * size + 1] = value;
+    meta[3 * size] = key(name);
+    meta[3 * size + 1] = start;
+    meta[3 * size + 2] = end;
     size++;
   }
 
@@ -107,9 +114,9 @@ public final class OriginHeaders extends HttpHeaders {
     int runStart = -1;
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
-      int start = lineStart[i];
+      int start = meta[3 * i + 1];
       if (start >= 0 && start == runEnd) {
-        runEnd = lineEnd[i];
+        runEnd = meta[3 * i + 2];
         continue;
       }
       if (runStart >= 0) {
@@ -117,13 +124,13 @@ public final class OriginHeaders extends HttpHeaders {
       }
       if (start >= 0) {
         runStart = start;
-        runEnd = lineEnd[i];
+        runEnd = meta[3 * i + 2];
       } else {
         runStart = -1;
         runEnd = -1;
-        buf.writeCharSequence(names[i], StandardCharsets.ISO_8859_1);
+        buf.writeCharSequence(text[2 * i], StandardCharsets.ISO_8859_1);
         buf.writeShort((':' << 8) | ' ');
-        buf.writeCharSequence(values[i], StandardCharsets.ISO_8859_1);
+        buf.writeCharSequence(text[2 * i + 1], StandardCharsets.ISO_8859_1);
         buf.writeShort(('\r' << 8) | '\n');
       }
     }
@@ -141,7 +148,7 @@ public final class OriginHeaders extends HttpHeaders {
   private int indexOf(CharSequence name, int from) {
     int k = key(name);
     for (int i = from; i < size; i++) {
-      if (keys[i] == k && AsciiString.contentEqualsIgnoreCase(names[i], name)) {
+      if (meta[3 * i] == k && AsciiString.contentEqualsIgnoreCase(text[2 * i], name)) {
         return i;
       }
     }
@@ -150,17 +157,17 @@ public final class OriginHeaders extends HttpHeaders {
 
   /** The name of field {@code i} (0 to {@link #size()} - 1), as received or added. */
   public CharSequence nameAt(int i) {
-    return names[i];
+    return text[2 * i];
   }
 
   /** The value of field {@code i}. */
   public CharSequence valueAt(int i) {
-    return values[i];
+    return text[2 * i + 1];
   }
 
   private @Nullable CharSequence first(CharSequence name) {
     int i = indexOf(name, 0);
-    return i < 0 ? null : values[i];
+    return i < 0 ? null : text[2 * i + 1];
   }
 
   // --- reads
@@ -236,7 +243,7 @@ public final class OriginHeaders extends HttpHeaders {
   public List<String> getAll(CharSequence name) {
     List<String> all = new ArrayList<>(2);
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      all.add(values[i].toString());
+      all.add(text[2 * i + 1].toString());
     }
     return all;
   }
@@ -245,7 +252,9 @@ public final class OriginHeaders extends HttpHeaders {
   public List<Map.Entry<String, String>> entries() {
     List<Map.Entry<String, String>> all = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      all.add(new AbstractMap.SimpleImmutableEntry<>(names[i].toString(), values[i].toString()));
+      all.add(
+          new AbstractMap.SimpleImmutableEntry<>(
+              text[2 * i].toString(), text[2 * i + 1].toString()));
     }
     return all;
   }
@@ -282,7 +291,7 @@ public final class OriginHeaders extends HttpHeaders {
           throw new NoSuchElementException();
         }
         int i = next++;
-        return new AbstractMap.SimpleImmutableEntry<>(names[i], values[i]);
+        return new AbstractMap.SimpleImmutableEntry<>(text[2 * i], text[2 * i + 1]);
       }
     };
   }
@@ -301,7 +310,7 @@ public final class OriginHeaders extends HttpHeaders {
   public Set<String> names() {
     Set<String> all = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     for (int i = 0; i < size; i++) {
-      all.add(names[i].toString());
+      all.add(text[2 * i].toString());
     }
     return all;
   }
@@ -313,7 +322,7 @@ public final class OriginHeaders extends HttpHeaders {
   @Override
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      if (listContains(values[i], value, ignoreCase)) {
+      if (listContains(text[2 * i + 1], value, ignoreCase)) {
         return true;
       }
     }
@@ -461,30 +470,26 @@ public final class OriginHeaders extends HttpHeaders {
     if (i < 0) {
       return this;
     }
-    int k = keys[i];
+    int k = meta[3 * i];
     int kept = i;
     for (int j = i + 1; j < size; j++) {
-      CharSequence n = names[j];
-      if (keys[j] == k && AsciiString.contentEqualsIgnoreCase(n, name)) {
+      CharSequence n = text[2 * j];
+      if (meta[3 * j] == k && AsciiString.contentEqualsIgnoreCase(n, name)) {
         continue;
       }
-      names[kept] = n;
-      values[kept] = values[j];
-      keys[kept] = keys[j];
-      lineStart[kept] = lineStart[j];
-      lineEnd[kept] = lineEnd[j];
+      text[2 * kept] = n;
+      text[2 * kept + 1] = text[2 * j + 1];
+      System.arraycopy(meta, 3 * j, meta, 3 * kept, 3);
       kept++;
     }
-    Arrays.fill(names, kept, size, null);
-    Arrays.fill(values, kept, size, null);
+    Arrays.fill(text, 2 * kept, 2 * size, null);
     size = kept;
     return this;
   }
 
   @Override
   public HttpHeaders clear() {
-    Arrays.fill(names, 0, size, null);
-    Arrays.fill(values, 0, size, null);
+    Arrays.fill(text, 0, 2 * size, null);
     size = 0;
     return this;
   }
