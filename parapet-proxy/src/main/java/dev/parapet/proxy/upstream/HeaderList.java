@@ -41,16 +41,22 @@ public final class HeaderList extends HttpHeaders {
   /** The response head the received fields are views into. */
   private final byte[] head;
 
-  /** Field i's name at {@code 2i}, its value at {@code 2i + 1}. */
-  private CharSequence[] text;
+  /**
+   * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value is null until first
+   * asked for (most are only ever written on as bytes), see {@link #value}.
+   */
+  private @Nullable CharSequence[] text;
 
   /**
-   * Field i's name {@link #key} at {@code 3i} (most lookups compare these ints and nothing else),
-   * and where its line lies in {@link #head}, CRLF included, at {@code 3i + 1} and {@code 3i + 2}
-   * if it can be written as it came (start -1 for fields added here or lines that needed repair).
-   * Two arrays rather than five: a response's fields cost two allocations.
+   * {@value #M} ints per field: its name's {@link #key} (most lookups compare these ints and
+   * nothing else); where its line lies in {@link #head}, CRLF included, if it can be written as it
+   * came (start -1 for fields added here or lines that needed repair); where its received value
+   * lies in the head. Two arrays rather than one per column: a message's fields cost two
+   * allocations.
    */
   private int[] meta;
+
+  private static final int M = 5;
 
   private int size;
 
@@ -78,28 +84,51 @@ public final class HeaderList extends HttpHeaders {
     this.head = head;
     int n = Math.max(4, capacity);
     text = new CharSequence[2 * n];
-    meta = new int[3 * n];
+    meta = new int[M * n];
   }
 
   /**
-   * Appends a field the decoder checked already (name a token, value without controls), whose line
-   * is {@code head[start, end)} or, with start -1, not to be copied as it is.
+   * Appends a field the decoder checked already (name a token, value {@code head[valueStart,
+   * valueEnd)} without controls) whose line is {@code head[lineStart, lineEnd)} or, with lineStart
+   * -1, not to be copied as it is.
    */
-  void addReceived(AsciiString name, AsciiString value, int start, int end) {
-    append(name, value, start, end);
+  void addReceived(AsciiString name, int valueStart, int valueEnd, int lineStart, int lineEnd) {
+    append(name, null, lineStart, lineEnd);
+    meta[M * (size - 1) + 3] = valueStart;
+    meta[M * (size - 1) + 4] = valueEnd;
   }
 
-  private void append(CharSequence name, CharSequence value, int start, int end) {
+  private void append(CharSequence name, @Nullable CharSequence value, int start, int end) {
     if (2 * size == text.length) {
       text = Arrays.copyOf(text, 4 * size);
-      meta = Arrays.copyOf(meta, 6 * size);
+      meta = Arrays.copyOf(meta, 2 * M * size);
     }
     text[2 * size] = name;
     text[2 * size + 1] = value;
-    meta[3 * size] = key(name);
-    meta[3 * size + 1] = start;
-    meta[3 * size + 2] = end;
+    meta[M * size] = key(name);
+    meta[M * size + 1] = start;
+    meta[M * size + 2] = end;
     size++;
+  }
+
+  /** The value of field {@code i}, made from the head the first time it is asked for. */
+  private CharSequence value(int i) {
+    CharSequence v = text[2 * i + 1];
+    if (v == null) {
+      int from = meta[M * i + 3];
+      int to = meta[M * i + 4];
+      v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
+      text[2 * i + 1] = v;
+    }
+    return v;
+  }
+
+  private CharSequence name(int i) {
+    CharSequence n = text[2 * i];
+    if (n == null) {
+      throw new IllegalStateException("field " + i + " : no name (expected: i < " + size + ")");
+    }
+    return n;
   }
 
   private void append(CharSequence name, CharSequence value) {
@@ -114,9 +143,9 @@ public final class HeaderList extends HttpHeaders {
     int runStart = -1;
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
-      int start = meta[3 * i + 1];
+      int start = meta[M * i + 1];
       if (start >= 0 && start == runEnd) {
-        runEnd = meta[3 * i + 2];
+        runEnd = meta[M * i + 2];
         continue;
       }
       if (runStart >= 0) {
@@ -124,13 +153,13 @@ public final class HeaderList extends HttpHeaders {
       }
       if (start >= 0) {
         runStart = start;
-        runEnd = meta[3 * i + 2];
+        runEnd = meta[M * i + 2];
       } else {
         runStart = -1;
         runEnd = -1;
-        buf.writeCharSequence(text[2 * i], StandardCharsets.ISO_8859_1);
+        buf.writeCharSequence(name(i), StandardCharsets.ISO_8859_1);
         buf.writeShort((':' << 8) | ' ');
-        buf.writeCharSequence(text[2 * i + 1], StandardCharsets.ISO_8859_1);
+        buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
         buf.writeShort(('\r' << 8) | '\n');
       }
     }
@@ -148,7 +177,7 @@ public final class HeaderList extends HttpHeaders {
   private int indexOf(CharSequence name, int from) {
     int k = key(name);
     for (int i = from; i < size; i++) {
-      if (meta[3 * i] == k && AsciiString.contentEqualsIgnoreCase(text[2 * i], name)) {
+      if (meta[M * i] == k && AsciiString.contentEqualsIgnoreCase(name(i), name)) {
         return i;
       }
     }
@@ -157,17 +186,17 @@ public final class HeaderList extends HttpHeaders {
 
   /** The name of field {@code i} (0 to {@link #size()} - 1), as received or added. */
   public CharSequence nameAt(int i) {
-    return text[2 * i];
+    return name(i);
   }
 
   /** The value of field {@code i}. */
   public CharSequence valueAt(int i) {
-    return text[2 * i + 1];
+    return value(i);
   }
 
   private @Nullable CharSequence first(CharSequence name) {
     int i = indexOf(name, 0);
-    return i < 0 ? null : text[2 * i + 1];
+    return i < 0 ? null : value(i);
   }
 
   // --- reads
@@ -243,7 +272,7 @@ public final class HeaderList extends HttpHeaders {
   public List<String> getAll(CharSequence name) {
     List<String> all = new ArrayList<>(2);
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      all.add(text[2 * i + 1].toString());
+      all.add(value(i).toString());
     }
     return all;
   }
@@ -252,9 +281,7 @@ public final class HeaderList extends HttpHeaders {
   public List<Map.Entry<String, String>> entries() {
     List<Map.Entry<String, String>> all = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      all.add(
-          new AbstractMap.SimpleImmutableEntry<>(
-              text[2 * i].toString(), text[2 * i + 1].toString()));
+      all.add(new AbstractMap.SimpleImmutableEntry<>(name(i).toString(), value(i).toString()));
     }
     return all;
   }
@@ -291,7 +318,7 @@ public final class HeaderList extends HttpHeaders {
           throw new NoSuchElementException();
         }
         int i = next++;
-        return new AbstractMap.SimpleImmutableEntry<>(text[2 * i], text[2 * i + 1]);
+        return new AbstractMap.SimpleImmutableEntry<>(name(i), value(i));
       }
     };
   }
@@ -310,7 +337,7 @@ public final class HeaderList extends HttpHeaders {
   public Set<String> names() {
     Set<String> all = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     for (int i = 0; i < size; i++) {
-      all.add(text[2 * i].toString());
+      all.add(name(i).toString());
     }
     return all;
   }
@@ -322,7 +349,7 @@ public final class HeaderList extends HttpHeaders {
   @Override
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      if (listContains(text[2 * i + 1], value, ignoreCase)) {
+      if (listContains(value(i), value, ignoreCase)) {
         return true;
       }
     }
@@ -470,16 +497,16 @@ public final class HeaderList extends HttpHeaders {
     if (i < 0) {
       return this;
     }
-    int k = meta[3 * i];
+    int k = meta[M * i];
     int kept = i;
     for (int j = i + 1; j < size; j++) {
-      CharSequence n = text[2 * j];
-      if (meta[3 * j] == k && AsciiString.contentEqualsIgnoreCase(n, name)) {
+      CharSequence n = name(j);
+      if (meta[M * j] == k && AsciiString.contentEqualsIgnoreCase(n, name)) {
         continue;
       }
       text[2 * kept] = n;
       text[2 * kept + 1] = text[2 * j + 1];
-      System.arraycopy(meta, 3 * j, meta, 3 * kept, 3);
+      System.arraycopy(meta, M * j, meta, M * kept, M);
       kept++;
     }
     Arrays.fill(text, 2 * kept, 2 * size, null);

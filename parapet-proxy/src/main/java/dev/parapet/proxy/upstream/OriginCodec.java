@@ -489,18 +489,15 @@ public final class OriginCodec
         while (valueEnd > valueStart && isOws(b[valueEnd - 1])) {
           valueEnd--;
         }
-        AsciiString value =
-            valueStart == valueEnd
-                ? AsciiString.EMPTY_STRING
-                : new AsciiString(b, valueStart, valueEnd - valueStart, false);
         if (name.length() == 14 && name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH)) {
-          contentLength = contentLength(value, contentLength);
+          contentLength = contentLength(view(b, valueStart, valueEnd), contentLength);
         } else if (name.length() == 17
             && name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)) {
           transferEncoding = true;
-          chunked = lastCodingIsChunked(value); // the last field's last coding decides
+          // the last field's last coding decides
+          chunked = lastCodingIsChunked(view(b, valueStart, valueEnd));
         }
-        h.addReceived(name, value, verbatim ? pos : -1, lineFeed + 1);
+        h.addReceived(name, valueStart, valueEnd, verbatim ? pos : -1, lineFeed + 1);
         pos = lineFeed + 1;
       }
 
@@ -716,6 +713,10 @@ public final class OriginCodec
         throw new ProblemException("conflicting Content-Length fields");
       }
       return length;
+    }
+
+    private static AsciiString view(byte[] b, int from, int to) {
+      return from == to ? AsciiString.EMPTY_STRING : new AsciiString(b, from, to - from, false);
     }
 
     private static boolean lastCodingIsChunked(AsciiString value) {
