@@ -171,7 +171,14 @@ public final class HeaderList extends HttpHeaders {
   /** A name's length and lowercase first character: equal for names equal ignoring case. */
   private static int key(CharSequence name) {
     int n = name.length();
-    return n == 0 ? 0 : (n << 8) | (Character.toLowerCase(name.charAt(0)) & 0xFF);
+    if (n == 0) {
+      return 0;
+    }
+    int c = name.charAt(0);
+    if (c >= 'A' && c <= 'Z') {
+      c += 'a' - 'A'; // names are tokens: ASCII case folding is all there is
+    }
+    return (n << 8) | (c & 0xFF);
   }
 
   private int indexOf(CharSequence name, int from) {
