@@ -11,6 +11,7 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Calendar;
+import java.util.Collections;
 import java.util.Date;
 import java.util.Iterator;
 import java.util.List;
@@ -49,14 +50,19 @@ public final class HeaderList extends HttpHeaders {
 
   /**
    * {@value #M} ints per field: its name's {@link #key} (most lookups compare these ints and
-   * nothing else); where its line lies in {@link #head}, CRLF included, if it can be written as it
-   * came (start -1 for fields added here or lines that needed repair); where its received value
-   * lies in the head. Two arrays rather than one per column: a message's fields cost two
-   * allocations.
+   * nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start <<
+   * 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines that
+   * needed repair); where its received value lies in the head, packed the same way. A head is
+   * shorter than 64 KiB ({@link OriginCodec} refuses longer limits), so 16 bits each suffice, and a
+   * message's fields cost two allocations.
    */
   private int[] meta;
 
-  private static final int M = 5;
+  private static final int M = 3;
+  private static final int NO_LINE = -1;
+
+  /** Heads at least this long cannot be described by 16-bit offsets. */
+  static final int MAX_HEAD = 1 << 16;
 
   private int size;
 
@@ -79,8 +85,12 @@ public final class HeaderList extends HttpHeaders {
     this(NONE, capacity);
   }
 
-  /** Headers whose received fields are views into {@code head}. */
+  /** Headers whose received fields are views into {@code head} (shorter than 64 KiB). */
   HeaderList(byte[] head, int capacity) {
+    if (head.length >= MAX_HEAD) {
+      throw new IllegalArgumentException(
+          "head : " + head.length + " bytes (expected: < " + MAX_HEAD + ")");
+    }
     this.head = head;
     int n = Math.max(4, capacity);
     text = new CharSequence[2 * n];
@@ -93,12 +103,11 @@ public final class HeaderList extends HttpHeaders {
    * -1, not to be copied as it is.
    */
   void addReceived(AsciiString name, int valueStart, int valueEnd, int lineStart, int lineEnd) {
-    append(name, null, lineStart, lineEnd);
-    meta[M * (size - 1) + 3] = valueStart;
-    meta[M * (size - 1) + 4] = valueEnd;
+    append(name, null, lineStart < 0 ? NO_LINE : lineStart << 16 | lineEnd);
+    meta[M * (size - 1) + 2] = valueStart << 16 | valueEnd;
   }
 
-  private void append(CharSequence name, @Nullable CharSequence value, int start, int end) {
+  private void append(CharSequence name, @Nullable CharSequence value, int line) {
     if (2 * size == text.length) {
       text = Arrays.copyOf(text, 4 * size);
       meta = Arrays.copyOf(meta, 2 * M * size);
@@ -106,8 +115,8 @@ public final class HeaderList extends HttpHeaders {
     text[2 * size] = name;
     text[2 * size + 1] = value;
     meta[M * size] = key(name);
-    meta[M * size + 1] = start;
-    meta[M * size + 2] = end;
+    meta[M * size + 1] = line;
+    meta[M * size + 2] = 0;
     size++;
   }
 
@@ -115,8 +124,9 @@ public final class HeaderList extends HttpHeaders {
   private CharSequence value(int i) {
     CharSequence v = text[2 * i + 1];
     if (v == null) {
-      int from = meta[M * i + 3];
-      int to = meta[M * i + 4];
+      int span = meta[M * i + 2];
+      int from = span >>> 16;
+      int to = span & 0xFFFF;
       v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
       text[2 * i + 1] = v;
     }
@@ -132,7 +142,7 @@ public final class HeaderList extends HttpHeaders {
   }
 
   private void append(CharSequence name, CharSequence value) {
-    append(name, value, -1, -1);
+    append(name, value, NO_LINE);
   }
 
   /**
@@ -143,9 +153,10 @@ public final class HeaderList extends HttpHeaders {
     int runStart = -1;
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
-      int start = meta[M * i + 1];
+      int line = meta[M * i + 1];
+      int start = line == NO_LINE ? -1 : line >>> 16;
       if (start >= 0 && start == runEnd) {
-        runEnd = meta[M * i + 2];
+        runEnd = line & 0xFFFF;
         continue;
       }
       if (runStart >= 0) {
@@ -153,7 +164,7 @@ public final class HeaderList extends HttpHeaders {
       }
       if (start >= 0) {
         runStart = start;
-        runEnd = meta[M * i + 2];
+        runEnd = line & 0xFFFF;
       } else {
         runStart = -1;
         runEnd = -1;
@@ -277,6 +288,9 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public List<String> getAll(CharSequence name) {
+    if (indexOf(name, 0) < 0) {
+      return Collections.emptyList(); // the usual answer (Netty asks for Content-Length each time)
+    }
     List<String> all = new ArrayList<>(2);
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
       all.add(value(i).toString());
@@ -357,6 +371,25 @@ public final class HeaderList extends HttpHeaders {
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
       if (listContains(value(i), value, ignoreCase)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
+  @Override
+  public boolean contains(String name, String value, boolean ignoreCase) {
+    return contains((CharSequence) name, value, ignoreCase);
+  }
+
+  @Override
+  public boolean contains(CharSequence name, CharSequence value, boolean ignoreCase) {
+    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+      CharSequence v = value(i);
+      if (ignoreCase
+          ? AsciiString.contentEqualsIgnoreCase(v, value)
+          : AsciiString.contentEquals(v, value)) {
         return true;
       }
     }

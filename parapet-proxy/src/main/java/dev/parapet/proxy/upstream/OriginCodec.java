@@ -115,6 +115,14 @@ public final class OriginCodec
    * @param maxChunkSize the largest body piece passed on at once
    */
   public OriginCodec(int maxInitialLineLength, int maxHeaderSize, int maxChunkSize) {
+    if (maxInitialLineLength + maxHeaderSize >= HeaderList.MAX_HEAD) {
+      throw new IllegalArgumentException(
+          "maxInitialLineLength + maxHeaderSize : "
+              + (maxInitialLineLength + maxHeaderSize)
+              + " (expected: < "
+              + HeaderList.MAX_HEAD
+              + ", heads are described with 16-bit offsets)");
+    }
     ArrayDeque<HttpMethod> methods = new ArrayDeque<>(4);
     init(
         new ResponseDecoder(maxInitialLineLength, maxHeaderSize, maxChunkSize, methods),

@@ -73,6 +73,28 @@ class HeaderListTest {
   }
 
   @Test
+  void wholeValueContainsAndAbsentFieldsMatchNettys() {
+    HeaderList h = received("Expect: 100-Continue", "X-A: a, b");
+    HttpHeaders theirs = new DefaultHttpHeaders().add("Expect", "100-Continue").add("X-A", "a, b");
+    for (String[] q :
+        new String[][] {{"expect", "100-continue"}, {"X-A", "a"}, {"X-A", "a, b"}, {"Via", "x"}}) {
+      for (boolean ignoreCase : new boolean[] {true, false}) {
+        assertThat(h.contains(q[0], q[1], ignoreCase))
+            .as("%s %s %s", q[0], q[1], ignoreCase)
+            .isEqualTo(theirs.contains(q[0], q[1], ignoreCase));
+      }
+    }
+    assertThat(h.getAll("Content-Length")).isEmpty();
+  }
+
+  @Test
+  void anOriginCodecWhoseHeadsCouldOutgrowSixteenBitOffsetsIsRefused() {
+    assertThatThrownBy(() -> new OriginCodec(8192, 64 * 1024, 8192))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("16-bit");
+  }
+
+  @Test
   void containsValueLooksThroughListsLikeNettys() {
     HeaderList h = received("Connection: Keep-Alive, Upgrade", "Transfer-Encoding: chunked");
     assertThat(h.containsValue("connection", "upgrade", true)).isTrue();
