@@ -68,8 +68,9 @@ public final class RunCommand implements Callable<Integer> {
     // What start-up built and keeps for the life of the process (classes' data, configuration,
     // metrics, pools: several MiB) goes to the old generation now, in one collection. Otherwise
     // each young collection under load copies it again, up to fifteen times before it ages out:
-    // measured, that copying made young pauses 9-12 ms instead of 1-2 ms, and those pauses were
-    // the proxy's p99.5 and above at saturation (docs/benchmarks.md).
+    // measured, that copying made the first minute's young pauses 9-12 ms instead of 3-6 ms
+    // (1-2 ms once the first connections' objects age out too), and those pauses were the
+    // proxy's p99.5 and above at saturation (docs/benchmarks.md).
     System.gc();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
