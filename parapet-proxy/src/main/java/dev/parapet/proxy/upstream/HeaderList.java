@@ -66,6 +66,13 @@ public final class HeaderList extends HttpHeaders {
 
   private int size;
 
+  /**
+   * One bit per name key ever added ({@link #bit}): a lookup of a field that is absent, which is
+   * most lookups (Connection, Transfer-Encoding, Expect, Via on a request), ends here without a
+   * scan. Bits are not cleared on removal; a stale bit only costs that scan.
+   */
+  private long present;
+
   /** Makes these headers for Netty's decoders (the request decoder of a client connection). */
   public static final HttpHeadersFactory FACTORY =
       new HttpHeadersFactory() {
@@ -114,7 +121,9 @@ public final class HeaderList extends HttpHeaders {
     }
     text[2 * size] = name;
     text[2 * size + 1] = value;
-    meta[M * size] = key(name);
+    int k = key(name);
+    present |= bit(k);
+    meta[M * size] = k;
     meta[M * size + 1] = line;
     meta[M * size + 2] = 0;
     size++;
@@ -192,8 +201,15 @@ public final class HeaderList extends HttpHeaders {
     return (n << 8) | (c & 0xFF);
   }
 
+  private static long bit(int key) {
+    return 1L << ((key * 0x9E3779B9) >>> 26);
+  }
+
   private int indexOf(CharSequence name, int from) {
     int k = key(name);
+    if ((present & bit(k)) == 0) {
+      return -1;
+    }
     for (int i = from; i < size; i++) {
       if (meta[M * i] == k && AsciiString.contentEqualsIgnoreCase(name(i), name)) {
         return i;
@@ -558,6 +574,7 @@ public final class HeaderList extends HttpHeaders {
   public HttpHeaders clear() {
     Arrays.fill(text, 0, 2 * size, null);
     size = 0;
+    present = 0;
     return this;
   }
 }
