@@ -66,13 +66,6 @@ public final class HeaderList extends HttpHeaders {
 
   private int size;
 
-  /**
-   * One bit per name key ever added ({@link #bit}): a lookup of a field that is absent, which is
-   * most lookups (Connection, Transfer-Encoding, Expect, Via on a request), ends here without a
-   * scan. Bits are not cleared on removal; a stale bit only costs that scan.
-   */
-  private long present;
-
   /** Makes these headers for Netty's decoders (the request decoder of a client connection). */
   public static final HttpHeadersFactory FACTORY =
       new HttpHeadersFactory() {
@@ -110,22 +103,23 @@ public final class HeaderList extends HttpHeaders {
    * -1, not to be copied as it is.
    */
   void addReceived(AsciiString name, int valueStart, int valueEnd, int lineStart, int lineEnd) {
-    append(name, null, lineStart < 0 ? NO_LINE : lineStart << 16 | lineEnd);
-    meta[M * (size - 1) + 2] = valueStart << 16 | valueEnd;
+    append(
+        name,
+        null,
+        lineStart < 0 ? NO_LINE : lineStart << 16 | lineEnd,
+        valueStart << 16 | valueEnd);
   }
 
-  private void append(CharSequence name, @Nullable CharSequence value, int line) {
+  private void append(CharSequence name, @Nullable CharSequence value, int line, int span) {
     if (2 * size == text.length) {
       text = Arrays.copyOf(text, 4 * size);
       meta = Arrays.copyOf(meta, 2 * M * size);
     }
     text[2 * size] = name;
     text[2 * size + 1] = value;
-    int k = key(name);
-    present |= bit(k);
-    meta[M * size] = k;
+    meta[M * size] = key(name);
     meta[M * size + 1] = line;
-    meta[M * size + 2] = 0;
+    meta[M * size + 2] = span;
     size++;
   }
 
@@ -151,7 +145,7 @@ public final class HeaderList extends HttpHeaders {
   }
 
   private void append(CharSequence name, CharSequence value) {
-    append(name, value, NO_LINE);
+    append(name, value, NO_LINE, 0);
   }
 
   /**
@@ -201,15 +195,9 @@ public final class HeaderList extends HttpHeaders {
     return (n << 8) | (c & 0xFF);
   }
 
-  private static long bit(int key) {
-    return 1L << ((key * 0x9E3779B9) >>> 26);
-  }
-
-  private int indexOf(CharSequence name, int from) {
+  /** The index of the first {@code name} field at or after {@code from}, or -1. */
+  int indexOf(CharSequence name, int from) {
     int k = key(name);
-    if ((present & bit(k)) == 0) {
-      return -1;
-    }
     for (int i = from; i < size; i++) {
       if (meta[M * i] == k && AsciiString.contentEqualsIgnoreCase(name(i), name)) {
         return i;
@@ -304,11 +292,12 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public List<String> getAll(CharSequence name) {
-    if (indexOf(name, 0) < 0) {
+    int i = indexOf(name, 0);
+    if (i < 0) {
       return Collections.emptyList(); // the usual answer (Netty asks for Content-Length each time)
     }
     List<String> all = new ArrayList<>(2);
-    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+    for (; i >= 0; i = indexOf(name, i + 1)) {
       all.add(value(i).toString());
     }
     return all;
@@ -574,7 +563,6 @@ public final class HeaderList extends HttpHeaders {
   public HttpHeaders clear() {
     Arrays.fill(text, 0, 2 * size, null);
     size = 0;
-    present = 0;
     return this;
   }
 }
