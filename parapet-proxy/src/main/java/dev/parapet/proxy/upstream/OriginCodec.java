@@ -444,21 +444,65 @@ public final class OriginCodec
 
       // Room for about as many fields as the head has lines (~28 bytes each), and two added.
       HeaderList h = new HeaderList(b, (n - eol) / 28 + 2);
+      readFields(b, eol + 1, h);
       long contentLength = -1;
-      boolean transferEncoding = false;
-      boolean chunked = false;
-      int pos = eol + 1;
+      int lastTransferEncoding = -1;
+      for (int f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, 0); f >= 0; ) {
+        contentLength = contentLength(h.valueAt(f), contentLength);
+        f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, f + 1);
+      }
+      for (int f = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, 0); f >= 0; ) {
+        lastTransferEncoding = f;
+        f = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, f + 1);
+      }
+      boolean transferEncoding = lastTransferEncoding >= 0;
+      // the last field's last coding decides
+      boolean chunked = transferEncoding && lastCodingIsChunked(h.valueAt(lastTransferEncoding));
+
+      HttpResponse response = new DefaultHttpResponse(version, status, h);
+      if (code < 200) {
+        out.add(response);
+        return; // interim: no body, and the final response is still to come
+      }
+      HttpMethod method = methods.poll();
+      if (HttpMethod.HEAD.equals(method) || code == 204 || code == 304) {
+        out.add(response);
+        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+        return;
+      }
+      if (transferEncoding && contentLength >= 0) {
+        throw new ProblemException("Transfer-Encoding and Content-Length in one response");
+      }
+      out.add(response);
+      if (transferEncoding) {
+        state = chunked ? State.CHUNK_SIZE : State.UNTIL_CLOSE;
+      } else if (contentLength == 0) {
+        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+      } else if (contentLength > 0) {
+        remaining = contentLength;
+        state = State.FIXED;
+      } else {
+        state = State.UNTIL_CLOSE;
+      }
+    }
+
+    /**
+     * Reads the field lines of {@code b} from {@code pos} up to the empty line into {@code h}: the
+     * name up to its colon, then the value up to its line end, each found eight bytes at a time; a
+     * name is a common one (a token by construction) or checked to be a token, so a colon found on
+     * a later line cannot pass. Every line ends with a line feed (see {@link #sectionEnd}), which
+     * stops each search.
+     */
+    private static void readFields(byte[] b, int pos, HeaderList h) {
+      int n = b.length;
       while (true) {
-        // The name up to its colon, then the value up to its line end, each found eight bytes at
-        // a time; a name is a common one (a token by construction) or checked to be a token, so a
-        // colon found on a later line cannot pass. Every line ends with a line feed.
         int j = pos;
         byte c = b[j];
         if (c == '\n' || (c == '\r' && b[j + 1] == '\n')) {
-          break; // the empty line: end of the head
+          return; // the empty line: end of the section
         }
         if (c == ' ' || c == '\t') {
-          throw new ProblemException("obsolete line folding in a response header");
+          throw new ProblemException("obsolete line folding in a header section");
         }
         int colon = indexOfColon(b, j, n);
         if (colon < 0) {
@@ -497,42 +541,8 @@ public final class OriginCodec
         while (valueEnd > valueStart && isOws(b[valueEnd - 1])) {
           valueEnd--;
         }
-        if (name.length() == 14 && name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH)) {
-          contentLength = contentLength(view(b, valueStart, valueEnd), contentLength);
-        } else if (name.length() == 17
-            && name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)) {
-          transferEncoding = true;
-          // the last field's last coding decides
-          chunked = lastCodingIsChunked(view(b, valueStart, valueEnd));
-        }
         h.addReceived(name, valueStart, valueEnd, verbatim ? pos : -1, lineFeed + 1);
         pos = lineFeed + 1;
-      }
-
-      HttpResponse response = new DefaultHttpResponse(version, status, h);
-      if (code < 200) {
-        out.add(response);
-        return; // interim: no body, and the final response is still to come
-      }
-      HttpMethod method = methods.poll();
-      if (HttpMethod.HEAD.equals(method) || code == 204 || code == 304) {
-        out.add(response);
-        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
-        return;
-      }
-      if (transferEncoding && contentLength >= 0) {
-        throw new ProblemException("Transfer-Encoding and Content-Length in one response");
-      }
-      out.add(response);
-      if (transferEncoding) {
-        state = chunked ? State.CHUNK_SIZE : State.UNTIL_CLOSE;
-      } else if (contentLength == 0) {
-        out.add(LastHttpContent.EMPTY_LAST_CONTENT);
-      } else if (contentLength > 0) {
-        remaining = contentLength;
-        state = State.FIXED;
-      } else {
-        state = State.UNTIL_CLOSE;
       }
     }
 
@@ -594,44 +604,16 @@ public final class OriginCodec
       byte[] b = new byte[end - in.readerIndex()];
       in.readBytes(b);
       state = State.HEAD;
-      int pos = 0;
-      LastHttpContent last = null;
-      while (true) {
-        int lf = indexOf(b, pos, b.length, (byte) '\n');
-        int e = lf > pos && b[lf - 1] == '\r' ? lf - 1 : lf;
-        if (e == pos) {
-          break;
-        }
-        int colon = indexOf(b, pos, e, (byte) ':');
-        if (colon <= pos || isOws(b[pos])) {
-          throw new ProblemException("a malformed trailer line");
-        }
-        AsciiString name = name(b, pos, colon - pos);
-        int vs = colon + 1;
-        while (vs < e && isOws(b[vs])) {
-          vs++;
-        }
-        int ve = e;
-        while (ve > vs && isOws(b[ve - 1])) {
-          ve--;
-        }
-        if (name.contentEqualsIgnoreCase(HttpHeaderNames.CONTENT_LENGTH)
-            || name.contentEqualsIgnoreCase(HttpHeaderNames.TRANSFER_ENCODING)
-            || name.contentEqualsIgnoreCase(HttpHeaderNames.TRAILER)) {
-          pos = lf + 1;
-          continue; // framing fields have no place in trailers (RFC 9110 §6.5.1)
-        }
-        if (last == null) {
-          last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
-        }
-        try {
-          last.trailingHeaders().add(name, new String(b, vs, ve - vs, StandardCharsets.ISO_8859_1));
-        } catch (IllegalArgumentException invalid) {
-          throw new ProblemException("a control character in the value of trailer " + name);
-        }
-        pos = lf + 1;
-      }
-      out.add(last == null ? LastHttpContent.EMPTY_LAST_CONTENT : last);
+      HeaderList trailers = new HeaderList(b, 4);
+      readFields(b, 0, trailers);
+      // Framing fields have no place in trailers (RFC 9110 §6.5.1).
+      trailers.remove(HttpHeaderNames.CONTENT_LENGTH);
+      trailers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+      trailers.remove(HttpHeaderNames.TRAILER);
+      out.add(
+          trailers.isEmpty()
+              ? LastHttpContent.EMPTY_LAST_CONTENT
+              : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, trailers));
       return true;
     }
 
@@ -680,18 +662,18 @@ public final class OriginCodec
      * A Content-Length value: one number, or a list of the same number (RFC 9110 §8.6), and the
      * same as any earlier field's.
      */
-    private static long contentLength(AsciiString value, long before) {
+    private static long contentLength(CharSequence value, long before) {
       long length = -1;
       int n = value.length();
       int i = 0;
       while (i < n) {
         int start = i;
         long v = 0;
-        while (i < n && isDigit(value.byteAt(i))) {
+        while (i < n && isDigit(at(value, i))) {
           if (i - start >= 18) {
             throw new ProblemException("Content-Length too large");
           }
-          v = v * 10 + (value.byteAt(i) - '0');
+          v = v * 10 + (at(value, i) - '0');
           i++;
         }
         if (i == start) {
@@ -701,15 +683,15 @@ public final class OriginCodec
           throw new ProblemException("conflicting Content-Length values: " + value);
         }
         length = v;
-        while (i < n && isOws(value.byteAt(i))) {
+        while (i < n && isOws(at(value, i))) {
           i++;
         }
         if (i < n) {
-          if (value.byteAt(i) != ',') {
+          if (at(value, i) != ',') {
             throw new ProblemException("invalid Content-Length: " + value);
           }
           i++;
-          while (i < n && isOws(value.byteAt(i))) {
+          while (i < n && isOws(at(value, i))) {
             i++;
           }
           if (i == n) {
@@ -723,21 +705,22 @@ public final class OriginCodec
       return length;
     }
 
-    private static AsciiString view(byte[] b, int from, int to) {
-      return from == to ? AsciiString.EMPTY_STRING : new AsciiString(b, from, to - from, false);
+    /** A value's character as the byte it came as (values are ISO-8859-1). */
+    private static byte at(CharSequence value, int i) {
+      return (byte) value.charAt(i);
     }
 
-    private static boolean lastCodingIsChunked(AsciiString value) {
+    private static boolean lastCodingIsChunked(CharSequence value) {
       int end = value.length();
-      while (end > 0 && (isOws(value.byteAt(end - 1)) || value.byteAt(end - 1) == ',')) {
+      while (end > 0 && (isOws(at(value, end - 1)) || at(value, end - 1) == ',')) {
         end--;
       }
       int start = end;
-      while (start > 0 && value.byteAt(start - 1) != ',' && !isOws(value.byteAt(start - 1))) {
+      while (start > 0 && at(value, start - 1) != ',' && !isOws(at(value, start - 1))) {
         start--;
       }
       return end - start == 7
-          && value.subSequence(start, end, false).contentEqualsIgnoreCase(HttpHeaderValues.CHUNKED);
+          && AsciiString.regionMatches(value, true, start, HttpHeaderValues.CHUNKED, 0, 7);
     }
 
     /** The index of the first ':' in {@code b[from, to)}, or -1; eight bytes at a time. */

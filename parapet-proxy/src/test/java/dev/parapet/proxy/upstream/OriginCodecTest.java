@@ -25,6 +25,15 @@ import org.junit.jupiter.api.Test;
 class OriginCodecTest {
   private final EmbeddedChannel ch = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
 
+  /** A channel of its own that sent one GET, given {@code response} as the origin's bytes. */
+  private static EmbeddedChannel answered(String response) {
+    EmbeddedChannel c = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
+    c.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
+    ReferenceCountUtil.release(c.readOutbound());
+    c.writeInbound(Unpooled.copiedBuffer(response, StandardCharsets.ISO_8859_1));
+    return c;
+  }
+
   @AfterEach
   void close() {
     Object o;
@@ -140,15 +149,9 @@ class OriginCodecTest {
     List<Object> in = receive("HTTP/1.1 200 OK\r\nX-Bad@Name: v\r\nContent-Length: 0\r\n\r\n");
     assertThat(((HttpResponse) in.get(0)).decoderResult().isFailure()).isTrue();
     body(in);
-    OriginCodec fresh = new OriginCodec(8192, 32 * 1024, 8192);
-    EmbeddedChannel other = new EmbeddedChannel(fresh);
-    other.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
-    ReferenceCountUtil.release(other.readOutbound());
     // A common name is a token by construction: accepted without a check of its own.
-    other.writeInbound(
-        Unpooled.copiedBuffer(
-            "HTTP/1.1 200 OK\r\nContent-Type: a\r\nContent-Length: 0\r\n\r\n",
-            StandardCharsets.US_ASCII));
+    EmbeddedChannel other =
+        answered("HTTP/1.1 200 OK\r\nContent-Type: a\r\nContent-Length: 0\r\n\r\n");
     HttpResponse ok = other.readInbound();
     assertThat(ok.decoderResult().isSuccess()).isTrue();
     assertThat(ok.headers().get("content-type")).isEqualTo("a");
@@ -209,10 +212,7 @@ class OriginCodecTest {
             "HTTP/1.1 200 OK\r\nX-A: a\u0000b\r\n\r\n",
             "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
             "HTTP/2.0 200 OK\r\n\r\n")) {
-      EmbeddedChannel c = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
-      c.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
-      ReferenceCountUtil.release(c.readOutbound());
-      c.writeInbound(Unpooled.copiedBuffer(head + "abc", StandardCharsets.ISO_8859_1));
+      EmbeddedChannel c = answered(head + "abc");
       HttpResponse r = c.readInbound();
       assertThat(r.decoderResult().isFailure()).as(head).isTrue();
       assertThat((Object) c.readInbound()).as(head).isNull(); // the rest of the input is dropped
@@ -360,10 +360,7 @@ class OriginCodecTest {
         expected.add(name.toString().toLowerCase(java.util.Locale.ROOT) + "=" + trimmed.strip());
       }
       head.append("Content-Length: 0\r\n\r\n");
-      EmbeddedChannel c = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
-      c.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
-      ReferenceCountUtil.release(c.readOutbound());
-      c.writeInbound(Unpooled.copiedBuffer(head.toString(), StandardCharsets.ISO_8859_1));
+      EmbeddedChannel c = answered(head.toString());
       HttpResponse got = c.readInbound();
       if (poisoned) {
         assertThat(got.decoderResult().isFailure()).as("seed %d: %s", seed, head).isTrue();
