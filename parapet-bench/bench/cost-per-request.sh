@@ -14,32 +14,7 @@ rounds=${2:-3}
 bench_need wrk nginx
 
 ORIGIN=19201 NGINX=18280 PARAPET=18281 ADMIN=18981
-mkdir -p "$work/www/api" "$work/logs"
-chmod 755 "$work"
-head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/api/1k"
-chmod -R a+rX "$work/www"
-cat > "$work/origin.conf" <<CONF
-worker_processes 1;
-pid $work/origin.pid;
-error_log $work/logs/origin-error.log;
-events { worker_connections 4096; }
-http { access_log off; keepalive_requests 1000000; server { listen 127.0.0.1:$ORIGIN; root $work/www; } }
-CONF
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
-  server {
-    listen 127.0.0.1:$NGINX;
-    location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-CONF
+start_origin_and_nginx "$ORIGIN" "$NGINX"
 cat > "$work/parapet.yaml" <<CONF
 name: bench
 listen: 127.0.0.1:$PARAPET
@@ -51,8 +26,6 @@ routes:
     origin: origin
     cache: off
 CONF
-/usr/sbin/nginx -c "$work/origin.conf" -p "$work"
-/usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
 start_parapet "$work/parapet.yaml" "$ADMIN"
 curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
 sleep 0.5

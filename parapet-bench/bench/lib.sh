@@ -41,6 +41,51 @@ start_parapet() {
   for _ in $(seq 1 100); do curl -sf "127.0.0.1:$2/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 }
 
+# start_origin_and_nginx ORIGIN_PORT NGINX_PORT: the proxy benchmarks' common ground, started. An
+# nginx serving $work/www (a 1 KiB file at /api/1k) on ORIGIN_PORT, and an nginx proxying to it on
+# NGINX_PORT (upstream keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route);
+# both 1 worker, keep-alive without a request limit, no access log.
+start_origin_and_nginx() {
+  mkdir -p "$work/www/api" "$work/logs"
+  chmod 755 "$work" # nginx workers run as an unprivileged user and must read www/
+  head -c 1024 /dev/zero | tr '\0' 'x' >"$work/www/api/1k"
+  chmod -R a+rX "$work/www"
+  cat >"$work/origin.conf" <<CONF
+worker_processes 1;
+pid $work/origin.pid;
+error_log $work/logs/origin-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  server { listen 127.0.0.1:$1; root $work/www; }
+}
+CONF
+  cat >"$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  upstream origin { server 127.0.0.1:$1; keepalive 64; }
+  server {
+    listen 127.0.0.1:$2;
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_connect_timeout 250ms;
+      proxy_read_timeout 3s;
+    }
+  }
+}
+CONF
+  /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
+  /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
+}
+
 # run_wrk NAME PORT PATH -> "NAME rps p50 p99 non2xx" (wrk -t1 -c50 for $secs seconds)
 run_wrk() {
   local out rps p50 p99 non2xx

@@ -19,43 +19,7 @@ open_rate=${3:-2000}   # well below saturation: on 2 shared cores 10k req/s alre
 bench_need wrk nginx haproxy
 
 ORIGIN=19001 NGINX=18080 PARAPET=18081 HAPROXY=18082 ADMIN=18901 DEAD=19009
-mkdir -p "$work/www/api" "$work/logs"
-chmod 755 "$work"   # nginx workers run as an unprivileged user and must read www/
-head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/api/1k"
-chmod -R a+rX "$work/www"
-
-cat > "$work/origin.conf" <<CONF
-worker_processes 1;
-pid $work/origin.pid;
-error_log $work/logs/origin-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:$ORIGIN; root $work/www; }
-}
-CONF
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
-  server {
-    listen 127.0.0.1:$NGINX;
-    location / {
-      proxy_pass http://origin;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-    }
-  }
-}
-CONF
+start_origin_and_nginx "$ORIGIN" "$NGINX"
 cat > "$work/haproxy.cfg" <<CONF
 global
   nbthread 1
@@ -95,8 +59,6 @@ routes:
 $( [ "${PARAPET_BENCH_CACHE:-0}" = 1 ] || echo "    cache: off" )
 CONF
 
-/usr/sbin/nginx -c "$work/origin.conf" -p "$work"
-/usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
 have_haproxy=0
 if [ -x /usr/sbin/haproxy ]; then
   /usr/sbin/haproxy -D -f "$work/haproxy.cfg" && have_haproxy=1
