@@ -102,6 +102,7 @@ run_wrk() {
 # measured (every target alike): the generator is a fresh JVM whose JIT competes for the two cores
 # for its first seconds, which showed in the proxies' tails (3 s of warm-up left 1-2 s of it in).
 openloop() {
-  java -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 8 \
+  # shellcheck disable=SC2086 # a flag list: native access for the epoll transport
+  java $PARAPET_JVM_FLAGS -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 8 \
     | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
 }
