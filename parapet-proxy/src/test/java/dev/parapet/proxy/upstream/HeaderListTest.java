@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -102,6 +103,32 @@ class HeaderListTest {
     assertThat(h.containsValue("Transfer-Encoding", "chunked", true)).isTrue();
     assertThat(h.containsValue("Transfer-Encoding", "gzip", true)).isFalse();
     assertThat(h.containsValue("Via", "x", true)).isFalse();
+  }
+
+  @Test
+  void addedFieldsAreWrittenAsNettyWritesThem() {
+    String longValue = "v".repeat(300);
+    HeaderList h = new HeaderList(4);
+    h.add(HttpHeaderNames.VIA, "1.1 edge");
+    h.add("X-Obs", "caf\u00e9 \u00ff");
+    h.add(new AsciiString("X-Ascii"), new StringBuilder("sb, ").append(42));
+    h.add("X-Long", longValue);
+    h.add(AsciiString.of("X-Empty"), "");
+    ByteBuf theirs = Unpooled.buffer();
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+        it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      theirs.writeCharSequence(e.getKey(), StandardCharsets.ISO_8859_1);
+      theirs.writeCharSequence(": ", StandardCharsets.ISO_8859_1);
+      theirs.writeCharSequence(e.getValue(), StandardCharsets.ISO_8859_1);
+      theirs.writeCharSequence("\r\n", StandardCharsets.ISO_8859_1);
+    }
+    String expected = theirs.toString(StandardCharsets.ISO_8859_1);
+    theirs.release();
+    assertThat(encoded(h))
+        .isEqualTo(expected)
+        .startsWith("via: 1.1 edge\r\nX-Obs: caf\u00e9 \u00ff\r\nX-Ascii: sb, 42\r\n")
+        .endsWith("X-Long: " + longValue + "\r\nX-Empty: \r\n");
   }
 
   @Test
