@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Where Parapet's event loop spends its CPU while wrk saturates it, on loopback only: the same
+# origin, route and Parapet as cost-per-request.sh, async-profiler (cpu mode; Maven fetches
+# tools.profiler:async-profiler into parapet-bench/target/async-profiler) attached with
+# `jcmd JVMTI.agent_load` after a 15 s warm-up, one wrk round profiled, the collapsed stacks kept
+# and summarized by component (user time only: kernel frames are the syscalls, at parity with
+# nginx per cost-per-request.sh).
+#
+#   parapet-bench/bench/profile.sh [seconds, default 10] [sampling interval, default 1ms] [output file]
+#
+# The interval trades detail for overhead: at 100us the profiler halves Parapet's throughput, at
+# 1ms it costs a few percent. Per-method shares of small hot loops are approximate with any
+# sampling profiler of JIT-compiled code (a sample is attributed to the nearest point with debug
+# information); compare components, or the same method before and after a change.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=lib.sh
+. "$root/parapet-bench/bench/lib.sh"
+secs=${1:-10}
+interval=${2:-1ms}
+out=${3:-$root/parapet-bench/target/profile-$(date -u +%Y%m%dT%H%M%S).collapsed}
+bench_need wrk nginx
+
+AP_VERSION=4.1
+case "$(uname -m)" in
+  x86_64) ap_arch=linux-x64 ;;
+  aarch64) ap_arch=linux-arm64 ;;
+  *) echo "profile.sh: async-profiler has no library for $(uname -m)" >&2; exit 1 ;;
+esac
+ap_dir="$root/parapet-bench/target/async-profiler"
+ap_lib="$ap_dir/$ap_arch/libasyncProfiler.so"
+if [ ! -f "$ap_lib" ]; then
+  mkdir -p "$ap_dir" "$work/logs"
+  mvn -B -q -ntp dependency:copy -Dartifact="tools.profiler:async-profiler:$AP_VERSION" \
+    -DoutputDirectory="$ap_dir" >"$work/logs/mvn-ap.log" 2>&1 \
+    || { cat "$work/logs/mvn-ap.log" >&2; echo "profile.sh: could not fetch async-profiler $AP_VERSION" >&2; exit 1; }
+  (cd "$ap_dir" && "$JAVA_HOME/bin/jar" xf "async-profiler-$AP_VERSION.jar" "$ap_arch/libasyncProfiler.so")
+fi
+
+ORIGIN=19301 NGINX=18380 PARAPET=18381 ADMIN=19081
+start_origin_and_nginx "$ORIGIN" "$NGINX"
+cat > "$work/parapet.yaml" <<CONF
+name: bench
+listen: 127.0.0.1:$PARAPET
+admin: {listen: 127.0.0.1:$ADMIN}
+origins:
+  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
+routes:
+  - match: {prefix: /}
+    origin: origin
+    cache: off
+CONF
+PARAPET_JAVA_OPTS="${PARAPET_JAVA_OPTS:-} -XX:+EnableDynamicAgentLoading" start_parapet "$work/parapet.yaml" "$ADMIN"
+curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+
+echo "warming up Parapet's JIT ..." >&2
+wrk -t1 -c50 -d15s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
+# jcmd splits its arguments at commas unless the option string is quoted inside the argument.
+jcmd "$ppid" JVMTI.agent_load "$ap_lib" "\"start,event=cpu,interval=$interval,threads\"" >/dev/null
+load=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$PARAPET/api/1k" 2>&1)
+mkdir -p "$(dirname "$out")"
+jcmd "$ppid" JVMTI.agent_load "$ap_lib" "\"stop,file=$out,collapsed\"" >/dev/null
+echo "wrk while profiled: $(echo "$load" | awk '/Requests\/sec/ {print $2}') req/s, p99 $(echo "$load" | awk '$1=="99%" {print $2}')"
+echo "collapsed stacks: $out"
+echo
+
+# Samples of the data-plane event loop by the component of the frame that was running. Frames
+# ending in _[k] and the libc/vdso entries are kernel or syscall time.
+awk '
+  {
+    n = $NF; stack = substr($0, 1, length($0) - length($NF) - 1)
+    if (stack !~ /^\[multiThreadIoEventLoopGroup-2-/) next
+    total += n
+    leaf = stack; sub(/.*;/, "", leaf)
+    if (leaf ~ /_\[k\]$/ || leaf ~ /^(writev|recv|read|write|epoll_wait|epoll_pwait2|\[vdso\])$/ || leaf ~ /^__/ || leaf ~ /GLIBC/) { kernel += n; next }
+    user += n
+    if (leaf ~ /^dev\/parapet\/core\//) k = "parapet-core"
+    else if (leaf ~ /^dev\/parapet\//) { k = leaf; sub(/\.[^.]*$/, "", k); sub(/\$.*/, "", k); sub(/.*\//, "parapet-proxy ", k) }
+    else if (leaf ~ /io\/netty\/buffer\/|Recycler|ReferenceCount/) k = "netty buffers, recycler, reference counts"
+    else if (leaf ~ /io\/netty\/handler\/codec\/http\//) k = "netty http codec"
+    else if (leaf ~ /AbstractChannelHandlerContext|DefaultChannelPipeline|CombinedChannelDuplexHandler|ChannelHandlerMask/) k = "netty pipeline"
+    else if (leaf ~ /io\/netty\//) k = "netty transport and other"
+    else if (leaf ~ /micrometer|prometheus/) k = "metrics"
+    else k = "jdk, runtime and other"
+    by[k] += n
+  }
+  END {
+    if (total == 0) { print "no samples of the event loop"; exit 1 }
+    printf "event loop: %d samples, kernel %.1f %%, user %.1f %%\n", total, 100 * kernel / total, 100 * user / total
+    printf "user samples by component:\n"
+    for (k in by) printf "%6.1f %%  %s\n", 100 * by[k] / user, k | "sort -rn"
+  }' "$out"
