@@ -45,9 +45,9 @@ import org.jspecify.annotations.Nullable;
  *       brownout would offer 16 requests a second instead of the configured rate, hiding the
  *       pile-up the demo is meant to show.
  *   <li>It measures from the very first request, so it warms up before measuring instead: {@link
- *       Demo} sends a short unrecorded warm-up run first. (parapet-bench's {@code OpenLoopLoad}
- *       computes a warm-up count but never uses it, so the JIT's first stalls — 100 to 300 ms,
- *       queueing every request due meanwhile — land in its tails.)
+ *       Demo} sends a short unrecorded warm-up run first, so that the JIT's first stalls (100 to
+ *       300 ms, queueing every request due meanwhile) do not land in the tails. (parapet-bench's
+ *       {@code OpenLoopLoad} sends its warm-up in the same run and leaves it out of the figures.)
  * </ul>
  *
  * <p>Everything runs on one event loop: the tick that issues due requests reschedules itself for
