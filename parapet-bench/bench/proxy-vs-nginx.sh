@@ -112,13 +112,18 @@ echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for line in "${open_rows[@]}"; do echo "$line"; done
 echo
-# The targets' ratios, computed here rather than by hand: throughput of the same round and the
-# mean open-loop p99 over the rounds.
+# The targets' ratios, computed here rather than by hand: throughput and closed-loop p99 of the
+# same round, and the mean open-loop p99 over the rounds.
 printf '%s\n' "${results[@]}" | awk '
-  $1 == "nginx" { n[++a] = $2 } $1 == "parapet" { p[++b] = $2 }
+  function ms(v) { return v ~ /us$/ ? v / 1000 : v ~ /ms$/ ? v + 0 : v ~ /s$/ ? v * 1000 : v + 0 }
+  $1 == "nginx" { n[++a] = $2; nq[a] = ms($4) } $1 == "parapet" { p[++b] = $2; pq[b] = ms($4) }
   END {
-    for (i = 1; i <= a; i++) { sn += n[i]; sp += p[i]; rounds = rounds sprintf(" %.2f", p[i] / n[i]) }
+    for (i = 1; i <= a; i++) {
+      sn += n[i]; sp += p[i]; rounds = rounds sprintf(" %.2f", p[i] / n[i])
+      tails = tails sprintf(" %.2f", pq[i] / nq[i])
+    }
     printf "Throughput parapet/nginx: %.2fx on average (per round:%s)\n", sp / sn, rounds
+    printf "Closed-loop p99 parapet/nginx per round:%s\n", tails
   }'
 printf '%s\n' "${open_rows[@]}" | awk -F'|' '
   $2 ~ /^ nginx \(round/ { sn += $6; n++ } $2 ~ /^ parapet \(round/ { sp += $6; m++ }
