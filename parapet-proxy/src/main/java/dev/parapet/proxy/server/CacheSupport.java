@@ -1012,7 +1012,7 @@ final class CacheSupport {
       int code = resp.status().code();
       outcome = pool.settings().classifier().classifyResponse(code, now - sentNanos, now);
       pool.settings().latency().record(now - sentNanos, now);
-      keepAlive = ForwardedHeaders.isKeepAlive(resp);
+      keepAlive = HttpUtil.isKeepAlive(resp);
       HttpHeaders h = resp.headers().copy();
       ForwardedHeaders.stripHopByHop(h);
       long wall = edge.wallMillis();

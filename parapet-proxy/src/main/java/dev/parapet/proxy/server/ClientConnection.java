@@ -262,8 +262,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     logTarget = req.uri();
     logAttempts = 0;
     cacheFlow = null;
-    boolean keepAlive = ForwardedHeaders.isKeepAlive(req);
-    boolean hasBody = ForwardedHeaders.isChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
+    boolean keepAlive = HttpUtil.isKeepAlive(req);
+    boolean hasBody =
+        HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
     if (req.decoderResult().isFailure()) {
       Throwable cause = req.decoderResult().cause();
       local(ProxyError.BAD_REQUEST, describe(cause), null, -1, false, true);
@@ -1226,7 +1227,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       if (!headRewritten) {
         headRewritten = true;
         // The decoded request is ours alone: rewrite it in place rather than copying its headers.
-        boolean chunked = ForwardedHeaders.isChunked(request);
+        boolean chunked = HttpUtil.isTransferEncodingChunked(request);
         fwd = request.setUri(originForm).setProtocolVersion(HttpVersion.HTTP_1_1);
         HttpHeaders h = fwd.headers();
         ForwardedHeaders.stripHopByHop(h);
@@ -1554,7 +1555,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           int code = resp.status().code();
           outcome = pool.settings().classifier().classifyResponse(code, now - sentNanos, now);
           pool.settings().latency().record(now - sentNanos, now);
-          originKeepAlive = ForwardedHeaders.isKeepAlive(resp);
+          originKeepAlive = HttpUtil.isKeepAlive(resp);
           if (replayable && traffic.retryOn.statuses().contains(code)) {
             // Worth another try, and nothing reached the client yet: the sibling attempt if one
             // runs, else a retry within budget and deadline.

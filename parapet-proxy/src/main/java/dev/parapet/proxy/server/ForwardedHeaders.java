@@ -4,8 +4,6 @@ import dev.parapet.proxy.upstream.HeaderList;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMessage;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -42,28 +40,22 @@ final class ForwardedHeaders {
    */
   static void stripHopByHop(HttpHeaders h) {
     int present = 0;
-    @Nullable List<String> named = null;
     if (h instanceof HeaderList o) { // by index: no entry objects
       for (int f = 0; f < o.size(); f++) {
-        int i = hopByHopIndex(o.nameAt(f));
-        if (i >= 0) {
-          present |= 1 << i;
-          if (i == 0) {
-            named = connectionOptions(o.valueAt(f), named);
-          }
-        }
+        present |= hopByHopBit(o.nameAt(f));
       }
     } else {
       for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
           it.hasNext(); ) {
-        Map.Entry<CharSequence, CharSequence> e = it.next();
-        int i = hopByHopIndex(e.getKey());
-        if (i >= 0) {
-          present |= 1 << i;
-          if (i == 0) {
-            named = connectionOptions(e.getValue(), named);
-          }
-        }
+        present |= hopByHopBit(it.next().getKey());
+      }
+    }
+    @Nullable List<String> named = null;
+    if ((present & 1) != 0) { // Connection (HOP_BY_HOP[0]) is there: what does it name?
+      for (Iterator<? extends CharSequence> it =
+              h.valueCharSequenceIterator(HttpHeaderNames.CONNECTION);
+          it.hasNext(); ) {
+        named = connectionOptions(it.next(), named);
       }
     }
     for (int i = 0; present != 0; i++, present >>>= 1) {
@@ -76,6 +68,12 @@ final class ForwardedHeaders {
         h.remove(n);
       }
     }
+  }
+
+  /** {@code 1 << } the index of {@code name} in {@link #HOP_BY_HOP}, or 0. */
+  private static int hopByHopBit(CharSequence name) {
+    int i = hopByHopIndex(name);
+    return i < 0 ? 0 : 1 << i;
   }
 
   /** The index of {@code name} in {@link #HOP_BY_HOP}, or -1. */
@@ -135,23 +133,6 @@ final class ForwardedHeaders {
 
   private static boolean isOws(char c) {
     return c == ' ' || c == '\t';
-  }
-
-  /**
-   * {@link HttpUtil#isKeepAlive}, without its iterator over Connection's values when the field is
-   * absent (most requests): one lookup.
-   */
-  static boolean isKeepAlive(HttpMessage m) {
-    if (!m.headers().contains(HttpHeaderNames.CONNECTION)) {
-      return m.protocolVersion().isKeepAliveDefault();
-    }
-    return HttpUtil.isKeepAlive(m);
-  }
-
-  /** {@link HttpUtil#isTransferEncodingChunked}, one lookup when the field is absent. */
-  static boolean isChunked(HttpMessage m) {
-    return m.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
-        && HttpUtil.isTransferEncodingChunked(m);
   }
 
   /** This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}. */

@@ -369,17 +369,35 @@ public final class HeaderList extends HttpHeaders {
   }
 
   /**
-   * Whether a {@code name} field lists {@code value} among its comma-separated elements: a scan, no
-   * lists (the encoder asks this of Transfer-Encoding for every response).
+   * The values of the {@code name} fields as they are, without a list: what Netty's {@code
+   * containsValue} reads (and through it {@code HttpUtil.isKeepAlive} and {@code
+   * isTransferEncodingChunked}, asked of every message). An absent field costs one scan and no
+   * allocation.
    */
   @Override
-  public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
-    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      if (listContains(value(i), value, ignoreCase)) {
-        return true;
-      }
+  public Iterator<? extends CharSequence> valueCharSequenceIterator(CharSequence name) {
+    int first = indexOf(name, 0);
+    if (first < 0) {
+      return Collections.emptyIterator();
     }
-    return false;
+    return new Iterator<CharSequence>() {
+      private int next = first;
+
+      @Override
+      public boolean hasNext() {
+        return next >= 0;
+      }
+
+      @Override
+      public CharSequence next() {
+        if (next < 0) {
+          throw new NoSuchElementException();
+        }
+        CharSequence v = value(next);
+        next = indexOf(name, next + 1);
+        return v;
+      }
+    };
   }
 
   /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
@@ -399,39 +417,6 @@ public final class HeaderList extends HttpHeaders {
       }
     }
     return false;
-  }
-
-  private static boolean listContains(CharSequence list, CharSequence value, boolean ignoreCase) {
-    int n = list.length();
-    int i = 0;
-    while (i < n) {
-      int end = i;
-      while (end < n && list.charAt(end) != ',') {
-        end++;
-      }
-      int from = i;
-      int to = end;
-      while (from < to && isOws(list.charAt(from))) {
-        from++;
-      }
-      while (to > from && isOws(list.charAt(to - 1))) {
-        to--;
-      }
-      if (to - from == value.length()) {
-        CharSequence element = list.subSequence(from, to);
-        if (ignoreCase
-            ? AsciiString.contentEqualsIgnoreCase(element, value)
-            : AsciiString.contentEquals(element, value)) {
-          return true;
-        }
-      }
-      i = end + 1;
-    }
-    return false;
-  }
-
-  private static boolean isOws(char c) {
-    return c == ' ' || c == '\t';
   }
 
   // --- writes (validated like Netty's headers: a token name, a value without CR, LF or NUL)
