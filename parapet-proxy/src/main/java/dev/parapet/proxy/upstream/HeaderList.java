@@ -234,17 +234,24 @@ public final class HeaderList extends HttpHeaders {
     return v == null ? null : v.toString();
   }
 
-  @Override
-  public @Nullable Integer getInt(CharSequence name) {
+  /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
+  private @Nullable Long number(CharSequence name, long min, long max) {
     CharSequence v = first(name);
     if (v == null) {
       return null;
     }
     try {
-      return Integer.parseInt(v.toString());
+      long n = Long.parseLong(v, 0, v.length(), 10);
+      return n >= min && n <= max ? n : null;
     } catch (NumberFormatException e) {
       return null;
     }
+  }
+
+  @Override
+  public @Nullable Integer getInt(CharSequence name) {
+    Long n = number(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
+    return n == null ? null : n.intValue();
   }
 
   @Override
@@ -255,15 +262,8 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public @Nullable Short getShort(CharSequence name) {
-    CharSequence v = first(name);
-    if (v == null) {
-      return null;
-    }
-    try {
-      return Short.parseShort(v.toString());
-    } catch (NumberFormatException e) {
-      return null;
-    }
+    Long n = number(name, Short.MIN_VALUE, Short.MAX_VALUE);
+    return n == null ? null : n.shortValue();
   }
 
   @Override

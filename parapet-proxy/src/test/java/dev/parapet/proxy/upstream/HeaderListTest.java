@@ -132,6 +132,20 @@ class HeaderListTest {
   }
 
   @Test
+  void numbersReadLikeNettysNullWhenOutOfRangeOrNotANumber() {
+    String[] values = {"7", "-12", "+5", "70000", "99999999999", "1.5", "", "x"};
+    for (String v : values) {
+      HeaderList mine = new HeaderList(2);
+      HttpHeaders theirs = new DefaultHttpHeaders();
+      mine.add("N", v);
+      theirs.add("N", v);
+      assertThat(mine.getInt("n")).as("int %s", v).isEqualTo(theirs.getInt("n"));
+      assertThat(mine.getShort("n")).as("short %s", v).isEqualTo(theirs.getShort("n"));
+    }
+    assertThat(new HeaderList(2).getInt("n", 3)).isEqualTo(3);
+  }
+
+  @Test
   void addedFieldsAreValidatedAsNettyValidatesThem() {
     HeaderList h = received("Server: a");
     assertThatThrownBy(() -> h.add("X-Bad", "a\r\nInjected: 1"))
