@@ -660,7 +660,10 @@ public final class OriginCodec
 
     /**
      * A Content-Length value: one number, or a list of the same number (RFC 9110 §8.6), and the
-     * same as any earlier field's.
+     * same as any earlier field's. Why not Netty's {@code HttpUtil.normalizeAndGetContentLength}:
+     * it wants the values as a list and turns each into a String (split with {@code String.split}
+     * when it holds a list), allocations on every response, and it skips the same-number check for
+     * HTTP/1.0 responses, which a proxy must not.
      */
     private static long contentLength(CharSequence value, long before) {
       long length = -1;
