@@ -400,6 +400,27 @@ public final class HeaderList extends HttpHeaders {
     };
   }
 
+  /**
+   * Whether a {@code name} field lists {@code value}. One field holding one element (Connection:
+   * keep-alive, Transfer-Encoding: chunked, what nearly every message carries) is compared in
+   * place; lists go to Netty's own matching over {@link #valueCharSequenceIterator}.
+   */
+  @Override
+  public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return false;
+    }
+    CharSequence v = value(i);
+    if (indexOf(name, i + 1) >= 0 || AsciiString.indexOf(v, ',', 0) >= 0) {
+      return super.containsValue(name, value, ignoreCase);
+    }
+    CharSequence element = AsciiString.trim(v);
+    return ignoreCase
+        ? AsciiString.contentEqualsIgnoreCase(element, value)
+        : AsciiString.contentEquals(element, value);
+  }
+
   /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
   @Override
   public boolean contains(String name, String value, boolean ignoreCase) {

@@ -103,6 +103,25 @@ class HeaderListTest {
     assertThat(h.containsValue("Transfer-Encoding", "chunked", true)).isTrue();
     assertThat(h.containsValue("Transfer-Encoding", "gzip", true)).isFalse();
     assertThat(h.containsValue("Via", "x", true)).isFalse();
+
+    // One element per field (compared in place) and several fields (Netty's matching), each
+    // against DefaultHttpHeaders holding the same fields.
+    String[][] cases = {
+      {"close"}, {"Close"}, {"closed"}, {"keep-alive", "close"}, {"a,close"}, {"", "CLOSE"}
+    };
+    for (String[] values : cases) {
+      HeaderList mine = new HeaderList(2);
+      HttpHeaders theirs = new DefaultHttpHeaders();
+      for (String v : values) {
+        mine.add("Connection", v);
+        theirs.add("Connection", v);
+      }
+      for (boolean ignoreCase : new boolean[] {true, false}) {
+        assertThat(mine.containsValue("connection", "close", ignoreCase))
+            .as("%s ignoreCase %s", String.join("|", values), ignoreCase)
+            .isEqualTo(theirs.containsValue("connection", "close", ignoreCase));
+      }
+    }
   }
 
   @Test
