@@ -25,30 +25,15 @@ head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/hot/1k"
 head -c 1024 /dev/zero | tr '\0' 'y' > "$work/www/stale/1k"
 chmod -R a+rX "$work/www"
 
-cat > "$work/origin.conf" <<CONF
-worker_processes 1;
-pid $work/origin.pid;
-error_log $work/logs/origin-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
+write_nginx_conf origin <<CONF
   server {
     listen 127.0.0.1:$ORIGIN;
     root $work/www;
     location /hot/ { expires 1h; }
     location /stale/ { expires 1s; }
   }
-}
 CONF
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
+write_nginx_conf nginx <<CONF
   proxy_cache_path $work/cache levels=1:2 keys_zone=edge:16m max_size=256m inactive=10m use_temp_path=off;
   upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
   server {
@@ -65,7 +50,6 @@ http {
       add_header X-Cache-Status \$upstream_cache_status;
     }
   }
-}
 CONF
 cat > "$work/parapet.yaml" <<CONF
 name: bench

@@ -15,19 +15,7 @@ bench_need wrk nginx
 
 ORIGIN=19201 NGINX=18280 PARAPET=18281 ADMIN=18981
 start_origin_and_nginx "$ORIGIN" "$NGINX"
-cat > "$work/parapet.yaml" <<CONF
-name: bench
-listen: 127.0.0.1:$PARAPET
-admin: {listen: 127.0.0.1:$ADMIN}
-origins:
-  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
-routes:
-  - match: {prefix: /}
-    origin: origin
-    cache: off
-CONF
-start_parapet "$work/parapet.yaml" "$ADMIN"
-curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+start_uncached_parapet "$PARAPET" "$ADMIN" "$ORIGIN"
 sleep 0.5
 nginx_worker=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
 tick=$(getconf CLK_TCK)

@@ -41,34 +41,56 @@ start_parapet() {
   for _ in $(seq 1 100); do curl -sf "127.0.0.1:$2/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 }
 
+# start_uncached_parapet PARAPET_PORT ADMIN_PORT ORIGIN_PORT: start_parapet with one route, `/`
+# to the origin with `cache: off` (what nginx's proxy_pass without proxy_cache does); stops the
+# script if Parapet does not answer /api/1k.
+start_uncached_parapet() {
+  cat >"$work/parapet.yaml" <<CONF
+name: bench
+listen: 127.0.0.1:$1
+admin: {listen: 127.0.0.1:$2}
+origins:
+  origin: {hosts: [127.0.0.1:$3], timeout: 3s}
+routes:
+  - match: {prefix: /}
+    origin: origin
+    cache: off
+CONF
+  start_parapet "$work/parapet.yaml" "$2"
+  curl -sf "127.0.0.1:$1/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+}
+
+# write_nginx_conf NAME: writes $work/NAME.conf, one worker, pid and error log under $work, an http
+# block without access log and with keep-alive unlimited in requests, the rest of which (upstreams,
+# servers) comes from stdin.
+write_nginx_conf() {
+  {
+    cat <<CONF
+worker_processes 1;
+pid $work/$1.pid;
+error_log $work/logs/$1-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+CONF
+    cat
+    echo "}"
+  } >"$work/$1.conf"
+}
+
 # start_origin_and_nginx ORIGIN_PORT NGINX_PORT: the proxy benchmarks' common ground, started. An
 # nginx serving $work/www (a 1 KiB file at /api/1k) on ORIGIN_PORT, and an nginx proxying to it on
-# NGINX_PORT (upstream keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route);
-# both 1 worker, keep-alive without a request limit, no access log.
+# NGINX_PORT (upstream keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route).
 start_origin_and_nginx() {
   mkdir -p "$work/www/api" "$work/logs"
   chmod 755 "$work" # nginx workers run as an unprivileged user and must read www/
   head -c 1024 /dev/zero | tr '\0' 'x' >"$work/www/api/1k"
   chmod -R a+rX "$work/www"
-  cat >"$work/origin.conf" <<CONF
-worker_processes 1;
-pid $work/origin.pid;
-error_log $work/logs/origin-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
+  write_nginx_conf origin <<CONF
   server { listen 127.0.0.1:$1; root $work/www; }
-}
 CONF
-  cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
+  write_nginx_conf nginx <<CONF
   upstream origin { server 127.0.0.1:$1; keepalive 64; }
   server {
     listen 127.0.0.1:$2;
@@ -80,7 +102,6 @@ http {
       proxy_read_timeout 3s;
     }
   }
-}
 CONF
   /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
   /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"

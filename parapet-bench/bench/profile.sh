@@ -39,19 +39,7 @@ fi
 
 ORIGIN=19301 NGINX=18380 PARAPET=18381 ADMIN=19081
 start_origin_and_nginx "$ORIGIN" "$NGINX"
-cat > "$work/parapet.yaml" <<CONF
-name: bench
-listen: 127.0.0.1:$PARAPET
-admin: {listen: 127.0.0.1:$ADMIN}
-origins:
-  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
-routes:
-  - match: {prefix: /}
-    origin: origin
-    cache: off
-CONF
-PARAPET_JAVA_OPTS="${PARAPET_JAVA_OPTS:-} -XX:+EnableDynamicAgentLoading" start_parapet "$work/parapet.yaml" "$ADMIN"
-curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+PARAPET_JAVA_OPTS="${PARAPET_JAVA_OPTS:-} -XX:+EnableDynamicAgentLoading" start_uncached_parapet "$PARAPET" "$ADMIN" "$ORIGIN"
 
 echo "warming up Parapet's JIT ..." >&2
 wrk -t1 -c50 -d15s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
