@@ -18,6 +18,7 @@ import dev.parapet.core.retry.RetryPolicy;
 import dev.parapet.core.retry.RetryRefusal;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.upstream.HeaderList;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginConnection;
 import dev.parapet.proxy.upstream.OriginPool;
@@ -98,10 +99,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           HttpMethod.DELETE);
 
   // Header names as AsciiString constants: their hash is computed once, not per request.
-  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("X-Forwarded-For");
-  private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("X-Forwarded-Proto");
+  private static final AsciiString X_FORWARDED_FOR = HeaderList.token("X-Forwarded-For");
+  private static final AsciiString X_FORWARDED_PROTO = HeaderList.token("X-Forwarded-Proto");
   private static final AsciiString HTTP = AsciiString.cached("http");
-  private static final AsciiString DEADLINE = AsciiString.cached(DeadlineHeader.NAME);
+  private static final AsciiString DEADLINE = HeaderList.token(DeadlineHeader.NAME);
 
   /** The load hint on a shed, for the calling tier's retry logic and balancers. */
   static final String CAPACITY_HEADER = "Parapet-Capacity";
