@@ -210,8 +210,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       ex.onRequestContent((HttpContent) msg);
     } else if (skipUntilLast) {
       boolean last = msg instanceof LastHttpContent;
+      boolean malformed = ((HttpContent) msg).decoderResult().isFailure();
       ReferenceCountUtil.release(msg);
-      if (last) {
+      if (malformed) {
+        closing = true; // the body being skipped lost its framing: nothing after it can be read
+        ctx.close();
+      } else if (last) {
         skipUntilLast = false;
         nextRequest();
       }
@@ -1184,6 +1188,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     // --- request body
 
     void onRequestContent(HttpContent c) {
+      if (c.decoderResult().isFailure()) {
+        // The body lost its framing (a chunk size that is not one): what arrived must not reach
+        // the origin as a whole request. Local, not evidence; the connection closes after the 400.
+        Throwable cause = c.decoderResult().cause();
+        ReferenceCountUtil.release(c);
+        fail(ProxyError.BAD_REQUEST, describe(cause), null);
+        return;
+      }
       bodyBytes += c.content().readableBytes();
       if (bodyBytes > px.settings.maxBodyBytes()) {
         ReferenceCountUtil.release(c);

@@ -338,6 +338,25 @@ class ProxyServerTest {
   }
 
   @Test
+  void aBodyThatTurnsMalformedIsRefusedAndNeverForwardedAsComplete() throws Exception {
+    TestOrigin o = origin();
+    ProxyServer p =
+        proxy(
+            List.of(route("api", "/", "api")),
+            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    // The head and the first chunk are fine and may already be on their way; the next chunk size
+    // is not a number. The origin must not be handed "hello" as a whole body.
+    String answer =
+        raw(
+            p.port(),
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5\r\nhello\r\nZZ\r\nmore\r\n0\r\n\r\n");
+    assertThat(answer).startsWith("HTTP/1.1 400");
+    assertThat(answer).contains("error=http_request_error");
+    assertThat(o.seenBodies).noneMatch(b -> new String(b, StandardCharsets.UTF_8).equals("hello"));
+  }
+
+  @Test
   void bodiesOverTheLimitGet413() throws Exception {
     TestOrigin o = origin();
     ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
