@@ -17,7 +17,6 @@ import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
-import dev.parapet.proxy.upstream.HeaderList;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -37,7 +36,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
@@ -480,17 +478,6 @@ public final class ProxyServer implements AutoCloseable {
     AccessLog log = accessLog;
     long headerNanos = settings.headerTimeout().toNanos();
     long idleNanos = settings.idleTimeout().toNanos();
-    HttpDecoderConfig decoder =
-        new HttpDecoderConfig()
-            .setMaxInitialLineLength(settings.maxRequestLine())
-            .setMaxHeaderSize(settings.maxHeaderBytes())
-            .setMaxChunkSize(16 * 1024)
-            .setValidateHeaders(true)
-            // A list that validates like Netty's headers, without the hash table (see HeaderList).
-            .setHeadersFactory(HeaderList.FACTORY)
-            .setAllowDuplicateContentLengths(false)
-            .setStrictLineParsing(true)
-            .setUseRfc9112TransferEncoding(true);
     ServerBootstrap b =
         new ServerBootstrap()
             .group(group)
@@ -506,7 +493,10 @@ public final class ProxyServer implements AutoCloseable {
                             headerNanos, idleNanos, context.responses, metrics, ticker);
                     ch.pipeline()
                         .addLast("head-timer", timer)
-                        .addLast("codec", new ClientCodec(decoder))
+                        .addLast(
+                            "codec",
+                            new ClientCodec(
+                                settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
                         .addLast("expect", new HttpServerExpectContinueHandler())
                         .addLast(
                             "proxy", new ClientConnection(ProxyServer.this::context, timer, log));

@@ -42,6 +42,15 @@ public record ProxySettings(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(listen, "listen");
+    if (maxRequestLine < 1 || maxHeaderBytes < 1 || maxRequestLine + maxHeaderBytes >= 64 * 1024) {
+      throw new IllegalArgumentException(
+          "max request line + max header bytes : "
+              + maxRequestLine
+              + " + "
+              + maxHeaderBytes
+              + " (expected: each positive, together < 65536: request heads are held with"
+              + " 16-bit offsets)");
+    }
     if (retryAfterMinSeconds < 0 || retryAfterMaxSeconds < retryAfterMinSeconds) {
       throw new IllegalArgumentException(
           "retry_after : "

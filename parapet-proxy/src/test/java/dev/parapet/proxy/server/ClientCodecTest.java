@@ -9,7 +9,6 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** The client codec pairs responses with their requests' methods as HttpServerCodec does. */
 class ClientCodecTest {
-  private final EmbeddedChannel ch = new EmbeddedChannel(new ClientCodec(new HttpDecoderConfig()));
+  private final EmbeddedChannel ch = new EmbeddedChannel(new ClientCodec(4096, 8192, 8192));
 
   @AfterEach
   void close() {
