@@ -137,6 +137,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private @Nullable String clientIp;
 
+  /** The same as header value bytes, made once per connection (X-Forwarded-For). */
+  private @Nullable AsciiString clientIpValue;
+
   /** Whether the peer's Priority header is believed, and under which configuration. */
   private boolean trusted;
 
@@ -401,6 +404,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       if (c != null && c.channel().remoteAddress() instanceof InetSocketAddress remote) {
         ip = remote.getAddress().getHostAddress();
         clientIp = ip;
+        clientIpValue = new AsciiString(ip);
       }
     }
     return ip;
@@ -1249,9 +1253,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
         ForwardedHeaders.appendVia(h, px.viaMember);
         String ip = clientIp();
-        if (ip != null) {
+        AsciiString value = clientIpValue;
+        if (ip != null && value != null) {
           String xff = h.get(X_FORWARDED_FOR);
-          h.set(X_FORWARDED_FOR, xff == null ? ip : xff + ", " + ip);
+          h.set(X_FORWARDED_FOR, xff == null ? value : xff + ", " + ip);
         }
         h.set(X_FORWARDED_PROTO, HTTP);
       }

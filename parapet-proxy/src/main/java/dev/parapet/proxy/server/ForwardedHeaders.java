@@ -135,13 +135,16 @@ final class ForwardedHeaders {
     return c == ' ' || c == '\t';
   }
 
-  /** This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}. */
-  static String viaMember(String name) {
-    return "1.1 " + name;
+  /**
+   * This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}, as bytes made
+   * once (an AsciiString is written with one copy; a String character by character).
+   */
+  static AsciiString viaMember(String name) {
+    return new AsciiString("1.1 " + name);
   }
 
   /** Appends this hop's {@code member} (see {@link #viaMember}) to Via. */
-  static void appendVia(HttpHeaders h, String member) {
+  static void appendVia(HttpHeaders h, AsciiString member) {
     String via = h.get(HttpHeaderNames.VIA);
     h.set(HttpHeaderNames.VIA, via == null || via.isBlank() ? member : via + ", " + member);
   }

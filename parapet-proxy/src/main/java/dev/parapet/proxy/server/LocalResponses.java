@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +22,7 @@ public final class LocalResponses {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String name;
-  private final String via;
+  private final AsciiString via;
 
   /** Responses signed with this proxy's {@code name} (DESIGN.md: "appears in Proxy-Status"). */
   public LocalResponses(String name) {

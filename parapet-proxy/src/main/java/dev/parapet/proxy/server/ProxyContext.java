@@ -15,6 +15,7 @@ import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.util.AsciiString;
 import io.netty.util.HashedWheelTimer;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,7 +38,7 @@ final class ProxyContext {
   final AtomicLong requestIds = new AtomicLong();
 
   /** This proxy's {@code Via} member ({@code 1.1 NAME}), made once per configuration. */
-  final String viaMember;
+  final AsciiString viaMember;
 
   /** Extra-load policies (retries, hedges) per origin pool, by name. */
   final Map<String, OriginTraffic> traffic;
