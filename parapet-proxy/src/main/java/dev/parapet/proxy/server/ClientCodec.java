@@ -3,7 +3,7 @@ package dev.parapet.proxy.server;
 import dev.parapet.proxy.upstream.HeaderList;
 import dev.parapet.proxy.upstream.RequestDecoder;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
@@ -25,19 +25,24 @@ import org.jspecify.annotations.Nullable;
  * they arrived in, one copy per run of unchanged fields, instead of field by field. {@code
  * HttpServerCodec} cannot be given that, its encoder being private.
  */
-final class ClientCodec
-    extends CombinedChannelDuplexHandler<RequestDecoder, ClientCodec.ResponseEncoder> {
+final class ClientCodec {
+  private ClientCodec() {}
 
   /**
+   * The decoder and the encoder of one client connection, sharing the queue of methods received, to
+   * be added to its pipeline in this order (two handlers, not a {@code
+   * CombinedChannelDuplexHandler}: see {@code OriginCodec.handlers}).
+   *
    * @param maxRequestLine the longest request line accepted
    * @param maxHeaderBytes the largest request header section accepted
    * @param maxChunkSize the largest request body piece passed on at once
    */
-  ClientCodec(int maxRequestLine, int maxHeaderBytes, int maxChunkSize) {
+  static ChannelHandler[] handlers(int maxRequestLine, int maxHeaderBytes, int maxChunkSize) {
     ArrayDeque<HttpMethod> methods = new ArrayDeque<>(4);
-    init(
-        new RequestDecoder(maxRequestLine, maxHeaderBytes, maxChunkSize, methods),
-        new ResponseEncoder(methods));
+    return new ChannelHandler[] {
+      new RequestDecoder(maxRequestLine, maxHeaderBytes, maxChunkSize, methods),
+      new ResponseEncoder(methods)
+    };
   }
 
   /** Netty's response encoder, aware of the method each response answers. */

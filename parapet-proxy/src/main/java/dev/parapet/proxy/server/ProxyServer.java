@@ -494,8 +494,7 @@ public final class ProxyServer implements AutoCloseable {
                     ch.pipeline()
                         .addLast("head-timer", timer)
                         .addLast(
-                            "codec",
-                            new ClientCodec(
+                            ClientCodec.handlers(
                                 settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
                         .addLast("expect", new HttpServerExpectContinueHandler())
                         .addLast(

@@ -254,7 +254,7 @@ public final class HostPool {
                   @Override
                   protected void initChannel(Channel ch) {
                     ch.pipeline()
-                        .addLast("codec", new OriginCodec(8192, 32 * 1024, 8192))
+                        .addLast(OriginCodec.handlers(8192, 32 * 1024, 8192))
                         .addLast("origin", new OriginConnection().bind(ch));
                   }
                 })

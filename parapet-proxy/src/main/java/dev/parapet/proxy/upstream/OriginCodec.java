@@ -1,8 +1,8 @@
 package dev.parapet.proxy.upstream;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -30,8 +30,7 @@ import java.util.List;
  * lines come from constants. Names are matched byte for byte, so the case the origin sent is what
  * the client receives.
  */
-public final class OriginCodec
-    extends CombinedChannelDuplexHandler<OriginCodec.ResponseDecoder, OriginCodec.RequestEncoder> {
+public final class OriginCodec {
 
   /** Standard reason phrases by status code, as bytes (null where Netty knows none). */
   private static final byte[][] REASON_BYTES = new byte[600][];
@@ -45,16 +44,25 @@ public final class OriginCodec
     }
   }
 
+  private OriginCodec() {}
+
   /**
+   * The decoder and the encoder of one origin connection, sharing the queue of methods sent, to be
+   * added to its pipeline in this order (two handlers rather than one {@code
+   * CombinedChannelDuplexHandler}: each event then passes one context, not a context and a
+   * delegating one, ~2 % of the event loop's own time).
+   *
    * @param maxInitialLineLength the longest status line accepted
    * @param maxHeaderSize the largest response header section accepted
    * @param maxChunkSize the largest body piece passed on at once
    */
-  public OriginCodec(int maxInitialLineLength, int maxHeaderSize, int maxChunkSize) {
+  public static ChannelHandler[] handlers(
+      int maxInitialLineLength, int maxHeaderSize, int maxChunkSize) {
     ArrayDeque<HttpMethod> methods = new ArrayDeque<>(4);
-    init(
-        new ResponseDecoder(maxInitialLineLength, maxHeaderSize, maxChunkSize, methods),
-        new RequestEncoder(methods));
+    return new ChannelHandler[] {
+      new ResponseDecoder(maxInitialLineLength, maxHeaderSize, maxChunkSize, methods),
+      new RequestEncoder(methods)
+    };
   }
 
   /** Records each request's method so that its response is decoded accordingly. */

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** The client codec pairs responses with their requests' methods as HttpServerCodec does. */
 class ClientCodecTest {
-  private final EmbeddedChannel ch = new EmbeddedChannel(new ClientCodec(4096, 8192, 8192));
+  private final EmbeddedChannel ch = new EmbeddedChannel(ClientCodec.handlers(4096, 8192, 8192));
 
   @AfterEach
   void close() {
@@ -81,7 +81,7 @@ class ClientCodecTest {
   @Test
   void anOriginsFieldsAreWrittenAsTheyCame() {
     request("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
-    EmbeddedChannel origin = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
+    EmbeddedChannel origin = new EmbeddedChannel(OriginCodec.handlers(8192, 32 * 1024, 8192));
     origin.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/a"));
     ReferenceCountUtil.release(origin.readOutbound());
     origin.writeInbound(

@@ -90,7 +90,7 @@ class HeaderListTest {
 
   @Test
   void anOriginCodecWhoseHeadsCouldOutgrowSixteenBitOffsetsIsRefused() {
-    assertThatThrownBy(() -> new OriginCodec(8192, 64 * 1024, 8192))
+    assertThatThrownBy(() -> OriginCodec.handlers(8192, 64 * 1024, 8192))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("16-bit");
   }

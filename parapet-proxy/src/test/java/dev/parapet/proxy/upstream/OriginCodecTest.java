@@ -23,11 +23,12 @@ import org.junit.jupiter.api.Test;
 
 /** The origin connection's codec decodes what Netty's client codec decodes, from constants. */
 class OriginCodecTest {
-  private final EmbeddedChannel ch = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
+  private final EmbeddedChannel ch =
+      new EmbeddedChannel(OriginCodec.handlers(8192, 32 * 1024, 8192));
 
   /** A channel of its own that sent one GET, given {@code response} as the origin's bytes. */
   private static EmbeddedChannel answered(String response) {
-    EmbeddedChannel c = new EmbeddedChannel(new OriginCodec(8192, 32 * 1024, 8192));
+    EmbeddedChannel c = new EmbeddedChannel(OriginCodec.handlers(8192, 32 * 1024, 8192));
     c.writeOutbound(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/x"));
     ReferenceCountUtil.release(c.readOutbound());
     c.writeInbound(Unpooled.copiedBuffer(response, StandardCharsets.ISO_8859_1));
