@@ -74,8 +74,7 @@ hit_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/hot/1k" | tr -d '\r'
 hit_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')
 
 
-echo "warming up Parapet's JIT ..." >&2
-wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/hot/1k" >/dev/null 2>&1
+warm_parapet "http://127.0.0.1:$PARAPET/hot/1k"
 hits=()
 for r in $(seq 1 "$rounds"); do
   hits+=("$(run_wrk "nginx proxy_cache" $NGINX /hot/1k)")

@@ -20,8 +20,7 @@ sleep 0.5
 nginx_worker=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
 tick=$(getconf CLK_TCK)
 
-echo "warming up Parapet's JIT ..." >&2
-wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
+warm_parapet "http://127.0.0.1:$PARAPET/api/1k"
 
 # cost NAME PORT PID -> one markdown row: requests, req/s, user and system CPU per request (us)
 cost() {

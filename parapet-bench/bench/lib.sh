@@ -118,6 +118,37 @@ run_wrk() {
   echo "$1 $rps $p50 $p99 ${non2xx:-0}"
 }
 
+# warm_parapet URL: load Parapet (pid $ppid) with wrk in 10 s runs, 50 new connections each (so
+# that connection set-up and tear-down are compiled too), at least three, until the JVM has run for
+# 75 s. Why so long: the JIT keeps compiling hot methods well into the first minute on two busy
+# cores, and the request timer's max gauge rotates first ~60 s after start, whose first update
+# takes a branch the compiled request path had never seen: the hottest method is deoptimized and
+# compiled again once (a few hundred ms of C2 time, measured with -Xlog:deoptimization). A round
+# measured before that carries it; a proxy in production runs warm.
+warm_parapet() {
+  echo "warming up Parapet's JIT (75 s) ..." >&2
+  local runs=0 up
+  while :; do
+    wrk -t1 -c50 -d10s "$1" >/dev/null 2>&1
+    runs=$((runs + 1))
+    up=$(jcmd "$ppid" VM.uptime 2>/dev/null | awk 'NR == 2 {print int($1)}')
+    [ "$runs" -ge 3 ] && [ "${up:-0}" -ge 75 ] && break
+  done
+}
+
+# jvm_aux_ms PID -> CPU milliseconds used so far by a JVM's compiler, collector and VM threads
+# (everything but the application's): read around a round to see whether the JIT or the collector
+# competed with the event loop for the two cores during it.
+jvm_aux_ms() {
+  local t sum=0
+  for t in /proc/"$1"/task/*; do
+    case "$(cat "$t/comm" 2>/dev/null)" in
+      C1\ * | C2\ * | GC\ * | G1\ * | VM\ *) sum=$((sum + $(awk '{print $14 + $15}' "$t/stat"))) ;;
+    esac
+  done
+  echo $((sum * 1000 / $(getconf CLK_TCK)))
+}
+
 # openloop NAME URL RATE -> one markdown row: requests due at a fixed rate for $secs seconds,
 # latency from when each was due (no coordinated omission), 32 connections, after 8 s sent but not
 # measured (every target alike): the generator is a fresh JVM whose JIT competes for the two cores

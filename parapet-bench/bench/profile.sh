@@ -2,7 +2,7 @@
 # Where Parapet's event loop spends its CPU while wrk saturates it, on loopback only: the same
 # origin, route and Parapet as cost-per-request.sh, async-profiler (cpu mode; Maven fetches
 # tools.profiler:async-profiler into parapet-bench/target/async-profiler) attached with
-# `jcmd JVMTI.agent_load` after a 15 s warm-up, one wrk round profiled, the collapsed stacks kept
+# `jcmd JVMTI.agent_load` after lib.sh's warm-up (75 s), one wrk round profiled, the collapsed stacks kept
 # and summarized by component (user time only: kernel frames are the syscalls, at parity with
 # nginx per cost-per-request.sh).
 #
@@ -41,8 +41,7 @@ ORIGIN=19301 NGINX=18380 PARAPET=18381 ADMIN=19081
 start_origin_and_nginx "$ORIGIN" "$NGINX"
 PARAPET_JAVA_OPTS="${PARAPET_JAVA_OPTS:-} -XX:+EnableDynamicAgentLoading" start_uncached_parapet "$PARAPET" "$ADMIN" "$ORIGIN"
 
-echo "warming up Parapet's JIT ..." >&2
-wrk -t1 -c50 -d15s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
+warm_parapet "http://127.0.0.1:$PARAPET/api/1k"
 # jcmd splits its arguments at commas unless the option string is quoted inside the argument.
 jcmd "$ppid" JVMTI.agent_load "$ap_lib" "\"start,event=cpu,interval=$interval,threads\"" >/dev/null
 load=$(wrk -t1 -c50 -d"${secs}s" --latency "http://127.0.0.1:$PARAPET/api/1k" 2>&1)

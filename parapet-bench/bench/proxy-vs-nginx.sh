@@ -67,14 +67,16 @@ start_parapet "$work/parapet.yaml" "$ADMIN"
 curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
 
 
-echo "warming up Parapet's JIT ..." >&2
-wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/api/1k" >/dev/null 2>&1
+# Warm-up past the JIT's first minute (see lib.sh); the JIT+GC column says how much was left.
+warm_parapet "http://127.0.0.1:$PARAPET/api/1k"
 results=()
 for r in $(seq 1 "$rounds"); do
-  results+=("$(run_wrk "origin-direct" $ORIGIN /api/1k)")
-  results+=("$(run_wrk "nginx" $NGINX /api/1k)")
-  [ $have_haproxy = 1 ] && results+=("$(run_wrk "haproxy" $HAPROXY /api/1k)")
-  results+=("$(run_wrk "parapet" $PARAPET /api/1k)")
+  results+=("$(run_wrk "origin-direct" $ORIGIN /api/1k) -")
+  results+=("$(run_wrk "nginx" $NGINX /api/1k) -")
+  [ $have_haproxy = 1 ] && results+=("$(run_wrk "haproxy" $HAPROXY /api/1k) -")
+  aux=$(jvm_aux_ms "$ppid")
+  line=$(run_wrk "parapet" $PARAPET /api/1k)
+  results+=("$line $(($(jvm_aux_ms "$ppid") - aux))ms")
 done
 rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
 
@@ -94,17 +96,17 @@ done
 open_rows+=("$(openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate")")
 
 echo
-echo "| target | round | req/s | p50 | p99 | non-2xx |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| target | round | req/s | p50 | p99 | non-2xx | Parapet's JIT+GC CPU in the round |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 i=0
 for line in "${results[@]}"; do
   set -- $line
   per=$(( have_haproxy == 1 ? 4 : 3 ))
-  echo "| $1 | $(( i / per + 1 )) | $2 | $3 | $4 | $5 |"
+  echo "| $1 | $(( i / per + 1 )) | $2 | $3 | $4 | $5 | $6 |"
   i=$((i + 1))
 done
 set -- $fastfail
-echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 |"
+echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 | - |"
 echo
 echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (ms from when each request was due):"
 echo
@@ -129,4 +131,4 @@ printf '%s\n' "${open_rows[@]}" | awk -F'|' '
   $2 ~ /^ nginx \(round/ { sn += $6; n++ } $2 ~ /^ parapet \(round/ { sp += $6; m++ }
   END { if (n && m) printf "Open-loop p99 parapet/nginx: %.2fx (%.3f vs %.3f ms, mean of %d rounds)\n", (sp / m) / (sn / n), sp / m, sn / n, n }'
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
-echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1; origin: nginx static file."
+echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1 after 75 s of warm-up load; origin: nginx static file."
