@@ -98,6 +98,18 @@ final class LoadGenerator implements AutoCloseable {
   }
 
   /** What every request of a run did. Read it only after {@link Run#done()} completed. */
+  /**
+   * Whether a {@code Proxy-Status} says a breaker refused the request before any origin attempt
+   * ({@code details="breaker open"}). A retry that a breaker refused because it opened during the
+   * request says more ({@code breaker open; the retry was refused after a failed attempt}): that
+   * caller waited for the first attempt, and counting it as a fast fail would put a hanging
+   * origin's timeout into the fast-fail latency.
+   */
+  static boolean isFastFail(@Nullable String proxyStatus) {
+    return proxyStatus != null
+        && proxyStatus.toLowerCase(Locale.ROOT).contains("details=\"breaker open\"");
+  }
+
   record Recording(
       long startNanos,
       long intervalNanos,
@@ -305,8 +317,7 @@ final class LoadGenerator implements AutoCloseable {
         busy.remove(this);
         String proxyStatus = msg.headers().get("Proxy-Status");
         String cacheStatus = msg.headers().get("Cache-Status");
-        boolean isFastFail =
-            proxyStatus != null && proxyStatus.toLowerCase(Locale.ROOT).contains("breaker open");
+        boolean isFastFail = isFastFail(proxyStatus);
         boolean isStale =
             cacheStatus != null && cacheStatus.toLowerCase(Locale.ROOT).contains("stale");
         finish(i, msg.status().code(), isFastFail, isStale);

@@ -1174,11 +1174,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
       Attempt r = new Attempt(pool, host, breaker, false);
       Decision d = breaker.tryAcquire(r.permit.requestId(id), now);
       if (!d.isPermitted()) {
-        // The breaker opened meanwhile: answer as a new request would be answered.
+        // The breaker opened meanwhile: answer as a new request would be answered, saying that
+        // this one already waited for an attempt (it was not a fast fail).
         retrySlot.release();
         fail(
             ProxyError.BREAKER_OPEN,
-            "breaker open",
+            "breaker open; the retry was refused after a failed attempt",
             breaker.key().toString(),
             px.retryAfterSeconds(breaker.retryAfterNanos(now)));
         return;

@@ -28,6 +28,26 @@ class LoadGeneratorTest {
   }
 
   @Test
+  void onlyARefusalBeforeAnyAttemptIsAFastFail() {
+    assertThat(
+            LoadGenerator.isFastFail(
+                "edge; error=destination_unavailable; details=\"breaker open\""))
+        .isTrue();
+    assertThat(
+            LoadGenerator.isFastFail(
+                "shield; error=destination_unavailable; details=\"breaker open\", edge;"
+                    + " error=http_response_status"))
+        .isTrue();
+    assertThat(
+            LoadGenerator.isFastFail(
+                "edge; error=destination_unavailable; details=\"breaker open; the retry was"
+                    + " refused after a failed attempt\""))
+        .isFalse();
+    assertThat(LoadGenerator.isFastFail("edge; error=http_response_timeout")).isFalse();
+    assertThat(LoadGenerator.isFastFail(null)).isFalse();
+  }
+
+  @Test
   void waitingForAConnectionCountsFromTheDueTime() throws Exception {
     try (FaultOrigin o = origin("fixed:50ms", 0);
         LoadGenerator load = new LoadGenerator(o.address(), 1, TimeUnit.SECONDS.toNanos(30))) {
