@@ -476,9 +476,9 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     }
     byte[] b = new byte[end - in.readerIndex()];
     in.readBytes(b);
-    state = State.HEAD;
     HeaderList trailers = new HeaderList(b, 4);
-    readFields(b, 0, trailers);
+    readFields(b, 0, trailers); // may fail: still in TRAILERS, so the failure is the body's end
+    state = State.HEAD;
     // Framing fields have no place in trailers (RFC 9110 §6.5.1).
     trailers.remove(HttpHeaderNames.CONTENT_LENGTH);
     trailers.remove(HttpHeaderNames.TRANSFER_ENCODING);

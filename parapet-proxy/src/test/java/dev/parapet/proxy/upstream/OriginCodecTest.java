@@ -186,6 +186,19 @@ class OriginCodecTest {
   }
 
   @Test
+  void malformedTrailersEndTheBodyWithAFailureNotASecondHead() {
+    send(HttpMethod.GET);
+    List<Object> in =
+        receive(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\nBad Name: x\r\n\r\n");
+    assertThat(in.get(0)).isInstanceOf(HttpResponse.class);
+    assertThat(in.stream().filter(o -> o instanceof HttpResponse).count()).isEqualTo(1);
+    LastHttpContent last = (LastHttpContent) in.get(in.size() - 1);
+    assertThat(last.decoderResult().isFailure()).isTrue();
+    assertThat(body(in)).isEqualTo("hi");
+  }
+
+  @Test
   void aBodyWithoutLengthEndsWhenTheOriginCloses() {
     send(HttpMethod.GET);
     List<Object> in = receive("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\npart one, ");
