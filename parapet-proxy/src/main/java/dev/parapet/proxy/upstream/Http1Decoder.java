@@ -247,6 +247,7 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       case CHUNK_END -> {
         byte b = in.getByte(in.readerIndex());
         if (b == '\n') {
+          lineFeedOnly("the end of chunk data");
           in.skipBytes(1);
         } else if (b == '\r') {
           if (in.readableBytes() < 2) {
@@ -297,6 +298,17 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       HttpMessage m = failedHead(cause);
       m.setDecoderResult(DecoderResult.failure(cause));
       out.add(m);
+    }
+  }
+
+  /**
+   * A line {@code where} ends with a bare line feed: accepted in a response (a proxy repairs what
+   * it forwards), refused in a request (RFC 9112 §2.2 lets a server refuse it, and a line end read
+   * two ways is what request smuggling is made of).
+   */
+  private void lineFeedOnly(String where) {
+    if (request) {
+      throw new ProblemException("a bare line feed ends " + where);
     }
   }
 
@@ -370,6 +382,9 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       int j = pos;
       byte c = b[j];
       if (c == '\n' || (c == '\r' && b[j + 1] == '\n')) {
+        if (c == '\n') {
+          lineFeedOnly("the empty line ending a header section");
+        }
         return; // the empty line: end of the section
       }
       if (c == ' ' || c == '\t') {
@@ -404,7 +419,8 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       int lineFeed;
       if (c == '\r' && b[j + 1] == '\n') {
         lineFeed = j + 1;
-      } else if (c == '\n' && !request) {
+      } else if (c == '\n') {
+        lineFeedOnly("a header field line");
         lineFeed = j;
         verbatim = false; // a bare line feed: the line is written on with CRLF
       } else {
@@ -430,6 +446,9 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     }
     int i = in.readerIndex();
     int end = lf > i && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
+    if (end == lf) {
+      lineFeedOnly("a chunk size line");
+    }
     long size = 0;
     int digits = 0;
     for (; i < end; i++) {

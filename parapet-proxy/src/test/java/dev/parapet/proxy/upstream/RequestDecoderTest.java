@@ -202,6 +202,7 @@ class RequestDecoderTest {
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: x\nX-A: b\r\n\r\n",
             "GET / HTTP/1.1\nHost: x\r\n\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\n\n",
             "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n  folded\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\0c\r\n\r\n",
             "GET / HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n",
@@ -226,14 +227,25 @@ class RequestDecoderTest {
 
   @Test
   void aBodyThatLosesItsFramingEndsInAFailureAndNothingFollows() {
-    List<String> d =
-        describe(
-            decode(
-                "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + "5\r\nhello\r\nZZ\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-    assertThat(d)
-        .containsExactly(
-            "POST / HTTP/1.1 [Host=x] [Transfer-Encoding=chunked]", "body hello", "FAILED");
+    // A chunk size that is not a number, and bare line feeds where chunked coding has CRLF (after
+    // the size, after the data, ending the trailers): the body so far, then a failure.
+    for (String body :
+        List.of(
+            "5\r\nhello\r\nZZ\r\n0\r\n\r\n",
+            "5\r\nhello\r\n0\n\r\n",
+            "5\r\nhello\n0\r\n\r\n",
+            "5\r\nhello\r\n0\r\n\n")) {
+      List<String> d =
+          describe(
+              decode(
+                  "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                      + body
+                      + "GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+      assertThat(d)
+          .as(body)
+          .containsExactly(
+              "POST / HTTP/1.1 [Host=x] [Transfer-Encoding=chunked]", "body hello", "FAILED");
+    }
   }
 
   @Test
