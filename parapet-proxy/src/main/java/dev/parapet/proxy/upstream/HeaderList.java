@@ -5,7 +5,6 @@ import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
@@ -23,10 +22,10 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * HTTP header fields as a list in arrival order. Fields an origin sent (put here by {@link
- * OriginCodec}) are views into the bytes of the response head ({@link AsciiString} without a copy)
- * and remember where their line lies in it, so that unchanged ones are written on as the bytes they
- * came in ({@link #encodeTo}). Client requests are decoded into it too ({@link #FACTORY}).
+ * HTTP header fields as a list in arrival order. Fields a peer sent (put here by {@link
+ * Http1Decoder}, for requests and responses alike) are views into the bytes of the message head
+ * ({@link AsciiString} without a copy) and remember where their line lies in it, so that unchanged
+ * ones are written on as the bytes they came in ({@link #encodeTo}).
  *
  * <p>Why not Netty's {@code DefaultHttpHeaders}: it is a hash table that validates every name and
  * value again, and its values are strings copied out of the buffer. A message's dozen fields are
@@ -35,12 +34,12 @@ import org.jspecify.annotations.Nullable;
  * second that difference was several percent of the event loop and a fifth of the bytes allocated
  * per request. Lookups here are scans of int keys, which for a dozen fields is as fast as hashing.
  * Fields added through {@link HttpHeaders}' methods are validated on the way in, as Netty's headers
- * validate them; {@link OriginCodec} validates what it puts here itself.
+ * validate them; {@link Http1Decoder} validates what it puts here itself.
  */
 public final class HeaderList extends HttpHeaders {
   private static final byte[] NONE = new byte[0];
 
-  /** The response head the received fields are views into. */
+  /** The message head the received fields are views into. */
   private final byte[] head;
 
   /**
@@ -54,8 +53,8 @@ public final class HeaderList extends HttpHeaders {
    * nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start <<
    * 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines that
    * needed repair); where its received value lies in the head, packed the same way. A head is
-   * shorter than 64 KiB ({@link OriginCodec} refuses longer limits), so 16 bits each suffice, and a
-   * message's fields cost two allocations.
+   * shorter than 64 KiB ({@link Http1Decoder} refuses longer limits), so 16 bits each suffice, and
+   * a message's fields cost two allocations.
    */
   private int[] meta;
 
@@ -75,20 +74,6 @@ public final class HeaderList extends HttpHeaders {
    * are set as fields are added and recomputed when fields are removed.
    */
   private long present;
-
-  /** Makes these headers for Netty's decoders (the request decoder of a client connection). */
-  public static final HttpHeadersFactory FACTORY =
-      new HttpHeadersFactory() {
-        @Override
-        public HttpHeaders newHeaders() {
-          return new HeaderList(8);
-        }
-
-        @Override
-        public HttpHeaders newEmptyHeaders() {
-          return new HeaderList(4);
-        }
-      };
 
   /** Empty headers with room for {@code capacity} fields. */
   public HeaderList(int capacity) {
