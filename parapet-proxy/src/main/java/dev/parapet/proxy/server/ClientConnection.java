@@ -135,10 +135,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   private long requestStart;
 
-  private @Nullable String clientIp;
-
-  /** The same as header value bytes, made once per connection (X-Forwarded-For). */
-  private @Nullable AsciiString clientIpValue;
+  /**
+   * The client's address, made once per connection: as bytes for X-Forwarded-For (written with one
+   * copy), and as the String it was made from ({@code AsciiString.cached}) for everything else.
+   */
+  private @Nullable AsciiString clientIp;
 
   /** Whether the peer's Priority header is believed, and under which configuration. */
   private boolean trusted;
@@ -398,13 +399,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
   /** The client's address as text, computed once per connection. */
   private @Nullable String clientIp() {
-    String ip = clientIp;
+    AsciiString ip = clientIpValue();
+    return ip == null ? null : ip.toString();
+  }
+
+  private @Nullable AsciiString clientIpValue() {
+    AsciiString ip = clientIp;
     if (ip == null) {
       ChannelHandlerContext c = ctx;
       if (c != null && c.channel().remoteAddress() instanceof InetSocketAddress remote) {
-        ip = remote.getAddress().getHostAddress();
+        ip = AsciiString.cached(remote.getAddress().getHostAddress());
         clientIp = ip;
-        clientIpValue = new AsciiString(ip);
       }
     }
     return ip;
@@ -1253,11 +1258,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
           h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         }
         ForwardedHeaders.appendVia(h, px.viaMember);
-        String ip = clientIp();
-        AsciiString value = clientIpValue;
-        if (ip != null && value != null) {
+        AsciiString ip = clientIpValue();
+        if (ip != null) {
           String xff = h.get(X_FORWARDED_FOR);
-          h.set(X_FORWARDED_FOR, xff == null ? value : xff + ", " + ip);
+          h.set(X_FORWARDED_FOR, xff == null ? ip : xff + ", " + ip);
         }
         h.set(X_FORWARDED_PROTO, HTTP);
       }
