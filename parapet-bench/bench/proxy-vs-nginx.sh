@@ -69,14 +69,19 @@ curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start
 
 # Warm-up past the JIT's first minute (see lib.sh); the JIT+GC column says how much was left.
 warm_parapet "http://127.0.0.1:$PARAPET/api/1k"
+# with_aux CMD...: CMD's output line, then the CPU Parapet's JIT, GC and VM threads used meanwhile.
+with_aux() {
+  local aux line
+  aux=$(jvm_aux_ms "$ppid")
+  line=$("$@")
+  echo "$line $(($(jvm_aux_ms "$ppid") - aux))ms"
+}
 results=()
 for r in $(seq 1 "$rounds"); do
   results+=("$(run_wrk "origin-direct" $ORIGIN /api/1k) -")
   results+=("$(run_wrk "nginx" $NGINX /api/1k) -")
   [ $have_haproxy = 1 ] && results+=("$(run_wrk "haproxy" $HAPROXY /api/1k) -")
-  aux=$(jvm_aux_ms "$ppid")
-  line=$(run_wrk "parapet" $PARAPET /api/1k)
-  results+=("$line $(($(jvm_aux_ms "$ppid") - aux))ms")
+  results+=("$(with_aux run_wrk "parapet" $PARAPET /api/1k)")
 done
 rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
 
@@ -91,13 +96,9 @@ fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
 open_rows=()
 for r in $(seq 1 "$rounds"); do
   open_rows+=("$(openloop "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k" "$open_rate") - |")
-  aux=$(jvm_aux_ms "$ppid")
-  row=$(openloop "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" "$open_rate")
-  open_rows+=("$row $(($(jvm_aux_ms "$ppid") - aux))ms |")
+  open_rows+=("$(with_aux openloop "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" "$open_rate") |")
 done
-aux=$(jvm_aux_ms "$ppid")
-row=$(openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate")
-open_rows+=("$row $(($(jvm_aux_ms "$ppid") - aux))ms |")
+open_rows+=("$(with_aux openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate") |")
 
 echo
 echo "| target | round | req/s | p50 | p99 | non-2xx | Parapet's JIT+GC CPU in the round |"
@@ -114,7 +115,7 @@ echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 | - |"
 echo
 echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (ms from when each request was due):"
 echo
-echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | Parapet's JIT+GC CPU (18 s) |"
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | Parapet's JIT+GC CPU ($((secs + 8)) s) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for line in "${open_rows[@]}"; do echo "$line"; done
 echo
