@@ -97,7 +97,6 @@ final class LoadGenerator implements AutoCloseable {
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
-  /** What every request of a run did. Read it only after {@link Run#done()} completed. */
   /**
    * Whether a {@code Proxy-Status} says a breaker refused the request before any origin attempt
    * ({@code details="breaker open"}). A retry that a breaker refused because it opened during the
@@ -110,6 +109,7 @@ final class LoadGenerator implements AutoCloseable {
         && proxyStatus.toLowerCase(Locale.ROOT).contains("details=\"breaker open\"");
   }
 
+  /** What every request of a run did. Read it only after {@link Run#done()} completed. */
   record Recording(
       long startNanos,
       long intervalNanos,
