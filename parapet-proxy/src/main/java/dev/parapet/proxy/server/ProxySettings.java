@@ -1,6 +1,7 @@
 package dev.parapet.proxy.server;
 
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.upstream.HeaderList;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -42,14 +43,17 @@ public record ProxySettings(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(listen, "listen");
-    if (maxRequestLine < 1 || maxHeaderBytes < 1 || maxRequestLine + maxHeaderBytes >= 64 * 1024) {
+    if (maxRequestLine < 1
+        || maxHeaderBytes < 1
+        || maxRequestLine + maxHeaderBytes >= HeaderList.MAX_HEAD) {
       throw new IllegalArgumentException(
           "max request line + max header bytes : "
               + maxRequestLine
               + " + "
               + maxHeaderBytes
-              + " (expected: each positive, together < 65536: request heads are held with"
-              + " 16-bit offsets)");
+              + " (expected: each positive, together < "
+              + HeaderList.MAX_HEAD
+              + ": request heads are held with 16-bit offsets)");
     }
     if (retryAfterMinSeconds < 0 || retryAfterMaxSeconds < retryAfterMinSeconds) {
       throw new IllegalArgumentException(

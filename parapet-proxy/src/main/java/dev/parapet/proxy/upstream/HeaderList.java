@@ -62,7 +62,7 @@ public final class HeaderList extends HttpHeaders {
   private static final int NO_LINE = -1;
 
   /** Heads at least this long cannot be described by 16-bit offsets. */
-  static final int MAX_HEAD = 1 << 16;
+  public static final int MAX_HEAD = 1 << 16;
 
   private int size;
 
