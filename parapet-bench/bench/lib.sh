@@ -139,11 +139,14 @@ warm_parapet() {
 # jvm_aux_ms PID -> CPU milliseconds used so far by a JVM's compiler, collector and VM threads
 # (everything but the application's): read around a round to see whether the JIT or the collector
 # competed with the event loop for the two cores during it.
+# The thread names have spaces ("C2 CompilerThre"), so stat's fields are counted after the ")" that
+# ends the name: utime and stime are then the 12th and 13th.
 jvm_aux_ms() {
   local t sum=0
   for t in /proc/"$1"/task/*; do
     case "$(cat "$t/comm" 2>/dev/null)" in
-      C1\ * | C2\ * | GC\ * | G1\ * | VM\ *) sum=$((sum + $(awk '{print $14 + $15}' "$t/stat"))) ;;
+      C1\ * | C2\ * | GC\ * | G1\ * | VM\ *)
+        sum=$((sum + $(sed 's/.*) //' "$t/stat" | awk '{print $12 + $13}'))) ;;
     esac
   done
   echo $((sum * 1000 / $(getconf CLK_TCK)))
