@@ -27,12 +27,13 @@ import java.util.List;
  * <p>What it refuses, each as a request whose decoder result is a failure (the connection answers
  * 400 and closes): a request line that is not {@code method SP target SP HTTP/1.x} with single
  * spaces and CRLF, a control character or space in the target, a method that is not a token, a bare
- * line feed anywhere in the head, whitespace before a field's colon, obsolete line folding, more
- * than one Content-Length field or a list in one, Transfer-Encoding other than a single {@code
- * chunked}, Transfer-Encoding with Content-Length or in an HTTP/1.0 request (RFC 9112 §3, §2.2,
- * §5.1, §5.2, §6.1, §6.3), a request line or header section over its limit. Each of these is read
- * differently by some server or proxy, which is what request smuggling needs. The limits on field
- * count, Host and methods are the connection's ({@code ClientConnection.validate}).
+ * line feed ending any line of the head or of chunked framing (size lines, chunk ends, trailers),
+ * whitespace before a field's colon, obsolete line folding, more than one Content-Length field or a
+ * list in one, Transfer-Encoding other than a single {@code chunked}, Transfer-Encoding with
+ * Content-Length or in an HTTP/1.0 request (RFC 9112 §3, §2.2, §5.1, §5.2, §6.1, §6.3), a request
+ * line or header section over its limit. Each of these is read differently by some server or proxy,
+ * which is what request smuggling needs. The limits on field count, Host and methods are the
+ * connection's ({@code ClientConnection.validate}).
  */
 public final class RequestDecoder extends Http1Decoder {
   private static final byte[] GET_BYTES = {'G', 'E', 'T'};
