@@ -3,6 +3,7 @@ package dev.parapet.proxy.cli;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.LoadedConfig;
+import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.runtime.ProxyRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -37,6 +38,15 @@ public final class RunCommand implements Callable<Integer> {
       description = "Event loop threads (default: 0 = twice the CPUs).")
   int threads;
 
+  @Option(
+      names = "--transport",
+      paramLabel = "NAME",
+      defaultValue = "${sys:parapet.transport:-auto}",
+      description =
+          "Socket transport: auto (the first available of io_uring, epoll, nio), io_uring, epoll"
+              + " or nio (default: ${DEFAULT-VALUE}).")
+  String transport = "auto";
+
   @CommandLine.Spec CommandLine.Model.@Nullable CommandSpec spec;
 
   @Override
@@ -48,6 +58,14 @@ public final class RunCommand implements Callable<Integer> {
     }
     PrintWriter out = s.commandLine().getOut();
     PrintWriter err = s.commandLine().getErr();
+    Transport chosen;
+    try {
+      chosen = Transport.named(transport);
+    } catch (IllegalArgumentException e) {
+      err.println("--transport: " + e.getMessage());
+      err.flush();
+      return ValidateCommand.INVALID;
+    }
     ValidateCommand.Checked checked = ValidateCommand.check(file, err);
     LoadedConfig loaded = checked.loaded();
     if (loaded == null) {
@@ -59,7 +77,7 @@ public final class RunCommand implements Callable<Integer> {
     try {
       runtime =
           ProxyRuntime.start(
-              loaded.config(), file, Ticker.system(), RandomSource.threadLocal(), threads);
+              loaded.config(), file, Ticker.system(), RandomSource.threadLocal(), threads, chosen);
     } catch (IOException | IllegalArgumentException e) {
       err.println(file + ": cannot start: " + e.getMessage());
       err.flush();
@@ -88,6 +106,8 @@ public final class RunCommand implements Callable<Integer> {
             + loaded.config().listen()
             + " (admin http://"
             + loaded.config().admin().listen()
+            + ", transport "
+            + chosen.name()
             + ")");
     out.flush();
     stopped.await();

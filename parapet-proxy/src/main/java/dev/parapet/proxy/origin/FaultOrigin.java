@@ -1,6 +1,7 @@
 package dev.parapet.proxy.origin;
 
 import dev.parapet.core.time.RandomSource;
+import dev.parapet.proxy.net.Transport;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -53,7 +54,7 @@ public final class FaultOrigin implements AutoCloseable {
   private final RandomSource random;
   private final OriginCounters counters = new OriginCounters();
   private final EventLoopGroup group;
-  private final OriginTransport transport;
+  private final Transport transport;
   private final ServerBootstrap originBootstrap;
   private final ChannelGroup connections;
   private final int port;
@@ -72,7 +73,7 @@ public final class FaultOrigin implements AutoCloseable {
     this.plan = initialPlan;
     Long seed = settings.seed();
     this.random = seed == null ? RandomSource.threadLocal() : RandomSource.seeded(seed);
-    this.transport = OriginTransport.best();
+    this.transport = Transport.preferred();
     this.group =
         new MultiThreadIoEventLoopGroup(
             settings.ioThreads(),
@@ -161,7 +162,7 @@ public final class FaultOrigin implements AutoCloseable {
         : OptionalInt.of(((InetSocketAddress) ch.localAddress()).getPort());
   }
 
-  /** {@code epoll} or {@code nio}. */
+  /** {@code io_uring}, {@code epoll} or {@code nio}. */
   public String transport() {
     return transport.name();
   }

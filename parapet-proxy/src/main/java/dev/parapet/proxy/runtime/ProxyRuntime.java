@@ -18,6 +18,7 @@ import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.OriginConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
+import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
@@ -77,6 +78,21 @@ public final class ProxyRuntime implements AutoCloseable {
   public static ProxyRuntime start(
       ProxyConfig config, @Nullable Path file, Ticker ticker, RandomSource random, int threads)
       throws IOException, InterruptedException {
+    return start(config, file, ticker, random, threads, Transport.preferred());
+  }
+
+  /**
+   * Starts both listeners, the proxy's event loops on {@code transport} (the admin API's stays on
+   * NIO).
+   */
+  public static ProxyRuntime start(
+      ProxyConfig config,
+      @Nullable Path file,
+      Ticker ticker,
+      RandomSource random,
+      int threads,
+      Transport transport)
+      throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
     ProxyServer proxy =
         new ProxyServer(
@@ -87,7 +103,8 @@ public final class ProxyRuntime implements AutoCloseable {
             ticker,
             random,
             threads,
-            OverloadMonitor.ofJvm(OverloadMonitor.thresholds(config.overload()), ticker));
+            OverloadMonitor.ofJvm(OverloadMonitor.thresholds(config.overload()), ticker),
+            transport);
     if (config.accessLog() != null) {
       proxy.accessLog(config.accessLog());
     }

@@ -14,6 +14,7 @@ import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
@@ -25,17 +26,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
@@ -68,8 +59,7 @@ public final class ProxyServer implements AutoCloseable {
   private final BreakerListener listeners;
   private final HashedWheelTimer timeouts;
   private final EventLoopGroup group;
-  private final Class<? extends ServerChannel> serverChannelType;
-  private final Class<? extends SocketChannel> clientType;
+  private final Transport transport;
   private final OverloadMonitor overload;
   private final IncidentMode incident = new IncidentMode();
   private volatile ProxyContext context;
@@ -148,16 +138,34 @@ public final class ProxyServer implements AutoCloseable {
       RandomSource random,
       int threads,
       OverloadMonitor overload) {
+    this(
+        settings, routes, origins, cache, ticker, random, threads, overload, Transport.preferred());
+  }
+
+  /**
+   * @param cache the edge cache (its routes name the route ids that cache)
+   * @param threads event loop threads (0: Netty's default, twice the CPUs)
+   * @param overload the overload monitor; started and stopped with this server
+   * @param transport the sockets' transport (io_uring, epoll or NIO), for the listener and the
+   *     origin pools alike
+   */
+  public ProxyServer(
+      ProxySettings settings,
+      List<Route> routes,
+      List<OriginSettings> origins,
+      EdgeCache cache,
+      Ticker ticker,
+      RandomSource random,
+      int threads,
+      OverloadMonitor overload,
+      Transport transport) {
     this.settings = settings;
     this.overload = overload;
     this.routes = List.copyOf(routes);
     this.ticker = ticker;
     this.random = random;
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    this.group = new MultiThreadIoEventLoopGroup(threads, io);
-    this.serverChannelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    this.clientType = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    this.transport = transport;
+    this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlers());
     List<String> reasons = new ArrayList<>();
     for (ProxyError e : ProxyError.values()) {
       reasons.add(e.name());
@@ -307,7 +315,7 @@ public final class ProxyServer implements AutoCloseable {
   private Map<String, OriginPool> pools(List<OriginSettings> origins) {
     Map<String, OriginPool> pools = new LinkedHashMap<>();
     for (OriginSettings o : origins) {
-      pools.put(o.name(), new OriginPool(o, clientType, ticker, random));
+      pools.put(o.name(), new OriginPool(o, transport.socketChannel(), ticker, random));
     }
     return pools;
   }
@@ -481,7 +489,7 @@ public final class ProxyServer implements AutoCloseable {
     ServerBootstrap b =
         new ServerBootstrap()
             .group(group)
-            .channel(serverChannelType)
+            .channel(transport.serverChannel())
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
@@ -528,6 +536,11 @@ public final class ProxyServer implements AutoCloseable {
   /** The breakers (for the admin API and tests). */
   public BreakerRegistry breakers() {
     return context.breakers;
+  }
+
+  /** The sockets' transport: io_uring, epoll or nio. */
+  public Transport transport() {
+    return transport;
   }
 
   /** The metrics (for the admin API's /metrics). */

@@ -1,0 +1,148 @@
+package dev.parapet.proxy.net;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The socket transport of a set of event loops: Linux's io_uring, epoll, or Java's NIO, all three
+ * Netty's own. {@code auto} takes the first of them that works here, in that order.
+ *
+ * <p>Why io_uring first: at saturation on the benchmark machine it took ~0.8 us of kernel time off
+ * each proxied request (7.4-8.6 us against 8.5-9.1 us with epoll: reads and writes are queued to
+ * the ring and submitted together, once per event loop turn, instead of one system call each), and
+ * that showed in the tail (docs/benchmarks.md). Netty probes the kernel before it says io_uring is
+ * available (a kernel without it, or a container whose seccomp profile refuses it, falls back to
+ * epoll), and {@code --transport epoll} keeps the previous behaviour.
+ *
+ * @param name {@code io_uring}, {@code epoll} or {@code nio}
+ * @param serverChannel the listening socket's channel class
+ * @param socketChannel the connecting socket's channel class (the origin pools')
+ */
+public record Transport(
+    String name,
+    Class<? extends ServerChannel> serverChannel,
+    Class<? extends SocketChannel> socketChannel,
+    Supplier<IoHandlerFactory> factories) {
+
+  /** The names {@link #named} takes. */
+  public static final List<String> NAMES = List.of("auto", "io_uring", "epoll", "nio");
+
+  /** The JVM property that sets the transport of servers built without one (default auto). */
+  public static final String PROPERTY = "parapet.transport";
+
+  /** A new I/O handler factory for an event loop group. */
+  public IoHandlerFactory ioHandlers() {
+    return factories.get();
+  }
+
+  /**
+   * The transport called {@code name}, or for {@code auto} the first of io_uring, epoll and NIO
+   * available here.
+   *
+   * @throws IllegalArgumentException for an unknown name, or a transport this machine lacks (with
+   *     Netty's reason)
+   */
+  public static Transport named(String name) {
+    String n = name.trim().toLowerCase(Locale.ROOT);
+    return switch (n) {
+      case "auto" -> {
+        Transport t = ioUring();
+        if (t == null) {
+          t = epoll();
+        }
+        yield t == null ? nio() : t;
+      }
+      case "io_uring" -> {
+        Transport t = ioUring();
+        if (t == null) {
+          throw unavailable("io_uring", IoUring.unavailabilityCause());
+        }
+        yield t;
+      }
+      case "epoll" -> {
+        Transport t = epoll();
+        if (t == null) {
+          throw unavailable("epoll", Epoll.unavailabilityCause());
+        }
+        yield t;
+      }
+      case "nio" -> nio();
+      default ->
+          throw new IllegalArgumentException(
+              "unknown transport '" + name + "' (expected one of " + NAMES + ")");
+    };
+  }
+
+  /** {@link #named} of the {@value #PROPERTY} JVM property, {@code auto} when it is not set. */
+  public static Transport preferred() {
+    return named(System.getProperty(PROPERTY, "auto"));
+  }
+
+  /** The transports that work here, in {@code auto}'s order of preference. */
+  public static List<Transport> available() {
+    List<Transport> all = new ArrayList<>(3);
+    Transport t = ioUring();
+    if (t != null) {
+      all.add(t);
+    }
+    t = epoll();
+    if (t != null) {
+      all.add(t);
+    }
+    all.add(nio());
+    return all;
+  }
+
+  private static @Nullable Transport ioUring() {
+    return IoUring.isAvailable()
+        ? new Transport(
+            "io_uring",
+            IoUringServerSocketChannel.class,
+            IoUringSocketChannel.class,
+            IoUringIoHandler::newFactory)
+        : null;
+  }
+
+  private static @Nullable Transport epoll() {
+    return Epoll.isAvailable()
+        ? new Transport(
+            "epoll",
+            EpollServerSocketChannel.class,
+            EpollSocketChannel.class,
+            EpollIoHandler::newFactory)
+        : null;
+  }
+
+  private static Transport nio() {
+    return new Transport(
+        "nio", NioServerSocketChannel.class, NioSocketChannel.class, NioIoHandler::newFactory);
+  }
+
+  private static IllegalArgumentException unavailable(String name, @Nullable Throwable cause) {
+    String why = cause == null ? "not available" : String.valueOf(cause.getMessage());
+    return new IllegalArgumentException(
+        "transport " + name + " is not available here: " + why + " (try --transport auto)");
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}
