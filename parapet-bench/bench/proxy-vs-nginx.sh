@@ -136,4 +136,5 @@ printf '%s\n' "${open_rows[@]}" | awk -F'|' '
   $2 ~ /^ nginx \(round/ { sn += $6; n++ } $2 ~ /^ parapet \(round/ { sp += $6; m++ }
   END { if (n && m) printf "Open-loop p99 parapet/nginx: %.2fx (%.3f vs %.3f ms, mean of %d rounds)\n", (sp / m) / (sn / n), sp / m, sn / n, n }'
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
-echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1 after 75 s of warm-up load; origin: nginx static file."
+transport=$(sed -n 's/.*, transport \([a-z_]*\)).*/\1/p' "$work/logs/parapet.log" | head -1)
+echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1 (transport ${transport:-unknown}) after 75 s of warm-up load; origin: nginx static file."
