@@ -24,16 +24,19 @@ import org.jspecify.annotations.Nullable;
  * The socket transport of a set of event loops: Linux's io_uring, epoll, or Java's NIO, all three
  * Netty's own. {@code auto} takes the first of them that works here, in that order.
  *
- * <p>Why io_uring first: at saturation on the benchmark machine it took ~0.8 us of kernel time off
- * each proxied request (7.4-8.6 us against 8.5-9.1 us with epoll: reads and writes are queued to
- * the ring and submitted together, once per event loop turn, instead of one system call each), and
- * that showed in the tail (docs/benchmarks.md). Netty probes the kernel before it says io_uring is
- * available (a kernel without it, or a container whose seccomp profile refuses it, falls back to
- * epoll), and {@code --transport epoll} keeps the previous behaviour.
+ * <p>Why io_uring first: reads and writes go to the ring and are submitted together, once per
+ * event-loop turn, instead of one system call each. Measured at saturation beside epoll (two JVMs
+ * of one build in alternating wrk rounds, 22 pairs, docs/benchmarks.md) it spent a median 0.9 us
+ * less kernel time per proxied request (less in 21 of the 22) and served a median 9 % more
+ * requests; in the 16 pairs on an undisturbed host its p99 was a median 1.02x nginx's, epoll's
+ * 1.18x. Netty probes the kernel before it says io_uring is available (a kernel without it, or a
+ * container whose seccomp profile refuses it, falls back to epoll), and {@code --transport epoll}
+ * keeps epoll anywhere.
  *
  * @param name {@code io_uring}, {@code epoll} or {@code nio}
  * @param serverChannel the listening socket's channel class
  * @param socketChannel the connecting socket's channel class (the origin pools')
+ * @param factories makes the I/O handler factory of an event loop group
  */
 public record Transport(
     String name,
