@@ -26,10 +26,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Why io_uring first: reads and writes go to the ring and are submitted together, once per
  * event-loop turn, instead of one system call each. Measured at saturation beside epoll (two JVMs
- * of one build in alternating wrk rounds, 22 pairs, docs/benchmarks.md) it spent a median 0.9 us
- * less kernel time per proxied request (less in 21 of the 22) and served a median 9 % more
- * requests; in the 16 pairs on an undisturbed host its p99 was a median 1.02x nginx's, epoll's
- * 1.18x. Netty probes the kernel before it says io_uring is available (a kernel without it, or a
+ * of one build in alternating wrk rounds, 28 pairs, docs/benchmarks.md) it spent a median 0.9 us
+ * less kernel time per proxied request (less in 27 of the 28) and served a median 10 % more
+ * requests; in the 22 pairs on an undisturbed host its p99 was a median 1.02x nginx's, epoll's
+ * 1.19x. Netty probes the kernel before it says io_uring is available (a kernel without it, or a
  * container whose seccomp profile refuses it, falls back to epoll), and {@code --transport epoll}
  * keeps epoll anywhere.
  *
