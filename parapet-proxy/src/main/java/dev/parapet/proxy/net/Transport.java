@@ -65,13 +65,7 @@ public record Transport(
   public static Transport named(String name) {
     String n = name.trim().toLowerCase(Locale.ROOT);
     return switch (n) {
-      case "auto" -> {
-        Transport t = ioUring();
-        if (t == null) {
-          t = epoll();
-        }
-        yield t == null ? nio() : t;
-      }
+      case "auto" -> available().get(0);
       case "io_uring" -> {
         Transport t = ioUring();
         if (t == null) {

@@ -2,7 +2,11 @@ package dev.parapet.proxy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class ParapetCliTest {
 
@@ -11,5 +15,33 @@ class ParapetCliTest {
     assertThat(ParapetCli.execute("--version")).isZero();
     assertThat(ParapetCli.execute("--help")).isZero();
     assertThat(ParapetCli.execute("no-such-command")).isNotZero();
+  }
+
+  @Test
+  void runRefusesAnUnknownTransportBeforeStartingAnything() {
+    StringWriter err = new StringWriter();
+    StringWriter out = new StringWriter();
+    Path config = Path.of("../examples/edge.yaml").toAbsolutePath().normalize();
+    int code =
+        new CommandLine(new ParapetCli())
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
+            .execute("run", "-c", config.toString(), "--transport", "kqueue");
+    assertThat(code).isEqualTo(ValidateCommand.INVALID);
+    assertThat(err.toString())
+        .contains(
+            "--transport: unknown transport 'kqueue' (expected one of [auto, io_uring, epoll, nio])");
+    assertThat(out.toString()).doesNotContain("listening");
+  }
+
+  @Test
+  void runNamesTheTransportOptionInItsHelp() {
+    StringWriter out = new StringWriter();
+    int code =
+        new CommandLine(new ParapetCli())
+            .setOut(new PrintWriter(out, true))
+            .execute("run", "--help");
+    assertThat(code).isZero();
+    assertThat(out.toString()).contains("--transport=NAME").contains("io_uring, epoll");
   }
 }
