@@ -14,7 +14,6 @@ import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -50,6 +49,27 @@ public record Transport(
   /** The JVM property that sets the transport of servers built without one (default auto). */
   public static final String PROPERTY = "parapet.transport";
 
+  // Class literals and method references load Netty's transport classes without initializing
+  // them, so the three exist on every platform; Netty's availability checks (which load the
+  // native library) run only in unavailability().
+  private static final List<Transport> ALL =
+      List.of(
+          new Transport(
+              "io_uring",
+              IoUringServerSocketChannel.class,
+              IoUringSocketChannel.class,
+              IoUringIoHandler::newFactory),
+          new Transport(
+              "epoll",
+              EpollServerSocketChannel.class,
+              EpollSocketChannel.class,
+              EpollIoHandler::newFactory),
+          new Transport(
+              "nio",
+              NioServerSocketChannel.class,
+              NioSocketChannel.class,
+              NioIoHandler::newFactory));
+
   /** A new I/O handler factory for an event loop group. */
   public IoHandlerFactory ioHandlers() {
     return factories.get();
@@ -64,27 +84,25 @@ public record Transport(
    */
   public static Transport named(String name) {
     String n = name.trim().toLowerCase(Locale.ROOT);
-    return switch (n) {
-      case "auto" -> available().get(0);
-      case "io_uring" -> {
-        Transport t = ioUring();
-        if (t == null) {
-          throw unavailable("io_uring", IoUring.unavailabilityCause());
-        }
-        yield t;
-      }
-      case "epoll" -> {
-        Transport t = epoll();
-        if (t == null) {
-          throw unavailable("epoll", Epoll.unavailabilityCause());
-        }
-        yield t;
-      }
-      case "nio" -> nio();
-      default ->
+    if (n.equals("auto")) {
+      return available().get(0);
+    }
+    for (Transport t : ALL) {
+      if (t.name.equals(n)) {
+        Throwable why = unavailability(t);
+        if (why != null) {
           throw new IllegalArgumentException(
-              "unknown transport '" + name + "' (expected one of " + NAMES + ")");
-    };
+              "transport "
+                  + n
+                  + " is not available here: "
+                  + why.getMessage()
+                  + " (try --transport auto)");
+        }
+        return t;
+      }
+    }
+    throw new IllegalArgumentException(
+        "unknown transport '" + name + "' (expected one of " + NAMES + ")");
   }
 
   /** {@link #named} of the {@value #PROPERTY} JVM property, {@code auto} when it is not set. */
@@ -92,50 +110,21 @@ public record Transport(
     return named(System.getProperty(PROPERTY, "auto"));
   }
 
-  /** The transports that work here, in {@code auto}'s order of preference. */
+  /** The transports that work here, in {@code auto}'s order of preference (NIO always last). */
   public static List<Transport> available() {
-    List<Transport> all = new ArrayList<>(3);
-    Transport t = ioUring();
-    if (t != null) {
-      all.add(t);
-    }
-    t = epoll();
-    if (t != null) {
-      all.add(t);
-    }
-    all.add(nio());
-    return all;
+    return ALL.stream().filter(t -> unavailability(t) == null).toList();
   }
 
-  private static @Nullable Transport ioUring() {
-    return IoUring.isAvailable()
-        ? new Transport(
-            "io_uring",
-            IoUringServerSocketChannel.class,
-            IoUringSocketChannel.class,
-            IoUringIoHandler::newFactory)
-        : null;
-  }
-
-  private static @Nullable Transport epoll() {
-    return Epoll.isAvailable()
-        ? new Transport(
-            "epoll",
-            EpollServerSocketChannel.class,
-            EpollSocketChannel.class,
-            EpollIoHandler::newFactory)
-        : null;
-  }
-
-  private static Transport nio() {
-    return new Transport(
-        "nio", NioServerSocketChannel.class, NioSocketChannel.class, NioIoHandler::newFactory);
-  }
-
-  private static IllegalArgumentException unavailable(String name, @Nullable Throwable cause) {
-    String why = cause == null ? "not available" : String.valueOf(cause.getMessage());
-    return new IllegalArgumentException(
-        "transport " + name + " is not available here: " + why + " (try --transport auto)");
+  /**
+   * Netty's reason {@code t} cannot run here, or null when it can (Netty's {@code isAvailable()} is
+   * exactly "no unavailability cause").
+   */
+  private static @Nullable Throwable unavailability(Transport t) {
+    return switch (t.name) {
+      case "io_uring" -> IoUring.unavailabilityCause();
+      case "epoll" -> Epoll.unavailabilityCause();
+      default -> null;
+    };
   }
 
   @Override
