@@ -68,7 +68,7 @@ CONF
 /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
 /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
 start_parapet "$work/parapet.yaml" "$ADMIN"
-curl -sf "127.0.0.1:$PARAPET/hot/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+curl -sf "127.0.0.1:$PARAPET/hot/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
 curl -sf "127.0.0.1:$NGINX/hot/1k" >/dev/null
 hit_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
 hit_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')

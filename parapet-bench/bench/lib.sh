@@ -25,39 +25,49 @@ bench_need() {
   fi
 }
 
-# start_parapet CONFIG ADMIN_PORT: builds the jars, starts `parapet run` (heap fixed at 512 MiB,
-# one event loop, PARAPET_JAVA_OPTS added, for example a collector), waits for readyz; sets ppid.
+# start_parapet CONFIG ADMIN_PORT [RUN_ARGS...]: builds the jars (once per script), starts `parapet
+# run` (heap fixed at 512 MiB, one event loop, PARAPET_JAVA_OPTS added, for example a collector,
+# RUN_ARGS after the rest, for example --transport epoll), waits for readyz; sets ppid and plog
+# (its log, $work/logs/parapet-ADMIN_PORT.log), so a script can start more than one.
 # In a session of its own (setsid), as nginx and HAProxy are once they daemonize: with the kernel's
 # autogroup scheduling each session shares the CPU as one group, and Parapet started as a plain
 # child would have shared its group with wrk and the open-loop generator while nginx had one alone.
 start_parapet() {
-  (cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
+  local config=$1 admin=$2
+  shift 2
+  if [ -z "${parapet_built:-}" ]; then
+    (cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
+    parapet_built=1
+  fi
+  plog="$work/logs/parapet-$admin.log"
   # shellcheck disable=SC2086 # the flag lists are word lists
   setsid java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
-    run -c "$1" --threads 1 >"$work/logs/parapet.log" 2>&1 &
+    run -c "$config" --threads 1 "$@" >"$plog" 2>&1 &
   pids+=($!)
   ppid=$!
   local _
-  for _ in $(seq 1 100); do curl -sf "127.0.0.1:$2/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  for _ in $(seq 1 100); do curl -sf "127.0.0.1:$admin/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 }
 
-# start_uncached_parapet PARAPET_PORT ADMIN_PORT ORIGIN_PORT: start_parapet with one route, `/`
-# to the origin with `cache: off` (what nginx's proxy_pass without proxy_cache does); stops the
-# script if Parapet does not answer /api/1k.
+# start_uncached_parapet PARAPET_PORT ADMIN_PORT ORIGIN_PORT [RUN_ARGS...]: start_parapet with one
+# route, `/` to the origin with `cache: off` (what nginx's proxy_pass without proxy_cache does);
+# stops the script if Parapet does not answer /api/1k.
 start_uncached_parapet() {
-  cat >"$work/parapet.yaml" <<CONF
+  local port=$1 admin=$2 origin=$3
+  shift 3
+  cat >"$work/parapet-$port.yaml" <<CONF
 name: bench
-listen: 127.0.0.1:$1
-admin: {listen: 127.0.0.1:$2}
+listen: 127.0.0.1:$port
+admin: {listen: 127.0.0.1:$admin}
 origins:
-  origin: {hosts: [127.0.0.1:$3], timeout: 3s}
+  origin: {hosts: [127.0.0.1:$origin], timeout: 3s}
 routes:
   - match: {prefix: /}
     origin: origin
     cache: off
 CONF
-  start_parapet "$work/parapet.yaml" "$2"
-  curl -sf "127.0.0.1:$1/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+  start_parapet "$work/parapet-$port.yaml" "$admin" "$@"
+  curl -sf "127.0.0.1:$port/api/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
 }
 
 # write_nginx_conf NAME: writes $work/NAME.conf, one worker, pid and error log under $work, an http

@@ -64,7 +64,7 @@ if [ -x /usr/sbin/haproxy ]; then
   /usr/sbin/haproxy -D -f "$work/haproxy.cfg" && have_haproxy=1
 fi
 start_parapet "$work/parapet.yaml" "$ADMIN"
-curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $work/logs/parapet.log" >&2; exit 1; }
+curl -sf "127.0.0.1:$PARAPET/api/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
 
 
 # Warm-up past the JIT's first minute (see lib.sh); the JIT+GC column says how much was left.
@@ -136,5 +136,5 @@ printf '%s\n' "${open_rows[@]}" | awk -F'|' '
   $2 ~ /^ nginx \(round/ { sn += $6; n++ } $2 ~ /^ parapet \(round/ { sp += $6; m++ }
   END { if (n && m) printf "Open-loop p99 parapet/nginx: %.2fx (%.3f vs %.3f ms, mean of %d rounds)\n", (sp / m) / (sn / n), sp / m, sn / n, n }'
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
-transport=$(sed -n 's/.*, transport \([a-z_]*\)).*/\1/p' "$work/logs/parapet.log" | head -1)
+transport=$(sed -n 's/.*, transport \([a-z_]*\)).*/\1/p' "$plog" | head -1)
 echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1 (transport ${transport:-unknown}) after 75 s of warm-up load; origin: nginx static file."

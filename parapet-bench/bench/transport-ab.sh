@@ -21,36 +21,12 @@ tb=${4:-io_uring}
 bench_need wrk nginx
 ORIGIN=19401 NGINX=18480 PA=18491 PB=18492
 start_origin_and_nginx "$ORIGIN" "$NGINX"
-(cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy) >/dev/null 2>&1
-
-# start_on TRANSPORT PORT ADMIN_PORT -> the JVM's pid in $work/PORT.jpid
-start_on() {
-  cat >"$work/p$2.yaml" <<CONF
-name: bench
-listen: 127.0.0.1:$2
-admin: {listen: 127.0.0.1:$3}
-origins:
-  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
-routes:
-  - match: {prefix: /}
-    origin: origin
-    cache: off
-CONF
-  # shellcheck disable=SC2086 # a flag list
-  setsid java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS -jar "$root/parapet-proxy/target/parapet.jar" \
-    run -c "$work/p$2.yaml" --threads 1 --transport "$1" >"$work/logs/p$2.log" 2>&1 &
-  pids+=($!)
-  echo $! >"$work/$2.jpid"
-  local _
-  for _ in $(seq 1 100); do curl -sf "127.0.0.1:$3/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-  curl -sf "127.0.0.1:$2/api/1k" >/dev/null || { cat "$work/logs/p$2.log" >&2; echo "parapet on $1 did not start" >&2; exit 1; }
-}
-start_on "$ta" "$PA" 18991
-start_on "$tb" "$PB" 18992
-pa=$(cat "$work/$PA.jpid")
-pb=$(cat "$work/$PB.jpid")
-ngw=$(pgrep -f "nginx: worker" | while read -r p; do
-  grep -q nginx.conf "/proc/$(awk '{print $4}' "/proc/$p/stat")/cmdline" && echo "$p"; done | head -1)
+start_uncached_parapet "$PA" 18991 "$ORIGIN" --transport "$ta"
+pa=$ppid
+start_uncached_parapet "$PB" 18992 "$ORIGIN" --transport "$tb"
+pb=$ppid
+sleep 0.5
+ngw=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
 
 echo "warming up both (8 x 5 s each, alternating) ..." >&2
 for _ in 1 2 3 4 5 6 7 8; do
