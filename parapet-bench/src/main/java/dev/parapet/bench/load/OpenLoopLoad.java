@@ -20,23 +20,29 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AttributeKey;
 import java.net.URI;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.HdrHistogram.Histogram;
 
 /**
  * An open-loop HTTP/1.1 load generator: requests are due at a constant rate whatever the server
  * does, and each one's latency runs from the moment it was due, not from when a connection was free
  * (closed-loop tools like wrk wait for the server and so hide overload: coordinated omission). One
- * event loop drives {@code connections} keep-alive connections; a request due while all are busy
- * waits in a queue and that wait counts. Loopback only by intent: it is a benchmark tool.
+ * event loop drives {@code connections} keep-alive connections per target; a request due while all
+ * of its target's are busy waits in a queue and that wait counts. Loopback only by intent: it is a
+ * benchmark tool.
  *
  * <pre>
- *   java -cp benchmarks.jar dev.parapet.bench.load.OpenLoopLoad URL RATE SECONDS [CONNECTIONS [WARMUP]]
+ *   java -cp benchmarks.jar dev.parapet.bench.load.OpenLoopLoad URL[,URL...] RATE SECONDS [CONNECTIONS [WARMUP]]
  * </pre>
  *
  * Prints achieved rate, status counts and latency percentiles (ms) as one line per field. The first
@@ -45,6 +51,13 @@ import org.HdrHistogram.Histogram;
  * seconds after it starts. On two cores, requests through a proxy under test were delayed by 2-6
  * ms, a few times per 100 ms, during the generator's first 4-5 s and rarely after (the proxy's
  * access log), so the bench scripts pass 8.
+ *
+ * <p>With several URLs, each gets {@code RATE} requests per second and its own connections and
+ * figures (fields prefixed {@code t1.}, {@code t2.}, ...), their requests interleaved: the k-th
+ * request due goes to target k mod n. Targets measured in alternating rounds each meet the host as
+ * it is during their own round, and on a shared two-core VM a stall of tens of milliseconds in one
+ * round and not the next moves a p99 several-fold; interleaved, every stall meets all targets
+ * alike, and so does this generator's own share of each latency.
  */
 public final class OpenLoopLoad {
   /** Seconds sent before measuring starts. */
@@ -54,44 +67,60 @@ public final class OpenLoopLoad {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 3) {
-      System.err.println("usage: OpenLoopLoad URL RATE SECONDS [CONNECTIONS [WARMUP]]");
+      System.err.println("usage: OpenLoopLoad URL[,URL...] RATE SECONDS [CONNECTIONS [WARMUP]]");
       System.exit(2);
     }
-    URI uri = URI.create(args[0]);
+    List<URI> uris = new ArrayList<>();
+    for (String u : args[0].split(",", -1)) {
+      URI uri = URI.create(u);
+      if (!"127.0.0.1".equals(uri.getHost()) && !"localhost".equals(uri.getHost())) {
+        System.err.println(
+            "OpenLoopLoad: host : " + uri.getHost() + " (expected: 127.0.0.1 or localhost)");
+        System.exit(2);
+      }
+      uris.add(uri);
+    }
     double rate = Double.parseDouble(args[1]);
     double seconds = Double.parseDouble(args[2]);
     int connections = args.length > 3 ? Integer.parseInt(args[3]) : 64;
     double warmup = args.length > 4 ? Double.parseDouble(args[4]) : WARMUP_SECONDS;
-    if (!"127.0.0.1".equals(uri.getHost()) && !"localhost".equals(uri.getHost())) {
-      System.err.println(
-          "OpenLoopLoad: host : " + uri.getHost() + " (expected: 127.0.0.1 or localhost)");
-      System.exit(2);
+    List<Result> results = run(uris, rate, seconds, connections, warmup);
+    for (int i = 0; i < results.size(); i++) {
+      System.out.print(results.get(i).describe(results.size() == 1 ? "" : "t" + (i + 1) + "."));
     }
-    Result r = run(uri, rate, seconds, connections, warmup);
-    System.out.print(r.describe());
   }
 
-  /** What a run measured. */
+  /** What a run measured, for one target. */
   public record Result(
+      URI uri,
       long sent,
       long completed,
       long errors,
       double seconds,
       Map<Integer, Long> statuses,
       Histogram latency) {
-    public String describe() {
+    /** One line per field, each field's name after {@code prefix}. */
+    public String describe(String prefix) {
       StringBuilder b = new StringBuilder();
-      b.append(String.format(Locale.ROOT, "rate_achieved %.0f%n", completed / seconds));
-      b.append("sent ").append(sent).append('\n');
-      b.append("completed ").append(completed).append('\n');
-      b.append("errors ").append(errors).append('\n');
-      statuses.forEach((k, v) -> b.append("status_").append(k).append(' ').append(v).append('\n'));
+      if (!prefix.isEmpty()) {
+        b.append(prefix).append("url ").append(uri).append('\n');
+      }
+      b.append(String.format(Locale.ROOT, "%srate_achieved %.0f%n", prefix, completed / seconds));
+      b.append(prefix).append("sent ").append(sent).append('\n');
+      b.append(prefix).append("completed ").append(completed).append('\n');
+      b.append(prefix).append("errors ").append(errors).append('\n');
+      statuses.forEach((k, v) ->
+          b.append(prefix).append("status_").append(k).append(' ').append(v).append('\n'));
       for (double p : new double[] {50, 90, 99, 99.9}) {
         b.append(
             String.format(
-                Locale.ROOT, "p%s_ms %.3f%n", trim(p), latency.getValueAtPercentile(p) / 1e6));
+                Locale.ROOT,
+                "%sp%s_ms %.3f%n",
+                prefix,
+                trim(p),
+                latency.getValueAtPercentile(p) / 1e6));
       }
-      b.append(String.format(Locale.ROOT, "max_ms %.3f%n", latency.getMaxValue() / 1e6));
+      b.append(String.format(Locale.ROOT, "%smax_ms %.3f%n", prefix, latency.getMaxValue() / 1e6));
       return b.toString();
     }
 
@@ -101,10 +130,12 @@ public final class OpenLoopLoad {
   }
 
   /**
-   * Runs the load, {@code warmup} seconds unmeasured first, and waits for every request to finish
-   * (or 10 s after the last was due).
+   * Runs the load, {@code warmup} seconds unmeasured first, {@code rate} requests per second to
+   * each of {@code uris}, and waits for every request to finish (or 10 s after the last was due).
+   * One result per target, in the order given.
    */
-  public static Result run(URI uri, double rate, double seconds, int connections, double warmup)
+  public static List<Result> run(
+      List<URI> uris, double rate, double seconds, int connections, double warmup)
       throws Exception {
     // Epoll where the native transport loads: its timer (timerfd) sleeps until the next request is
     // due to the nanosecond. NIO's select() takes whole milliseconds, so Netty polls without
@@ -114,20 +145,17 @@ public final class OpenLoopLoad {
         new MultiThreadIoEventLoopGroup(
             1, Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     try {
-      return new Driver(group, uri, rate, seconds, connections, warmup).run();
+      return new Driver(group, uris, rate, seconds, connections, warmup).run();
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
   }
 
-  /** Everything runs on the one event loop: no locks. */
-  private static final class Driver {
-    final EventLoopGroup group;
+  /** One target's connections, queue and figures; only the event loop touches them. */
+  private static final class Target {
     final URI uri;
-    final long intervalNanos;
-    final long total;
-    final long measuredFrom;
-    final int connections;
+    final ArrayDeque<Channel> idle = new ArrayDeque<>();
+    final ArrayDeque<Long> due = new ArrayDeque<>();
     final Histogram latency = new Histogram(TimeUnit.MINUTES.toNanos(1), 3);
 
     /**
@@ -137,30 +165,54 @@ public final class OpenLoopLoad {
     final Histogram warmLatency = new Histogram(TimeUnit.MINUTES.toNanos(1), 3);
 
     final Map<Integer, Long> statuses = new TreeMap<>();
-    final ArrayDeque<Channel> idle = new ArrayDeque<>();
-    final ArrayDeque<Long> due = new ArrayDeque<>();
-    long start;
     long sent;
     long completed;
     long errors;
-    long warm;
+
+    Target(URI uri) {
+      this.uri = uri;
+    }
+  }
+
+  /** Everything runs on the one event loop: no locks. */
+  private static final class Driver {
+    static final AttributeKey<Long> DUE = AttributeKey.valueOf("due");
+    static final AttributeKey<Target> TARGET = AttributeKey.valueOf("target");
+
+    final EventLoopGroup group;
+    final List<Target> targets = new ArrayList<>();
+    final long intervalNanos;
+
+    /** Requests due across all targets, and the time between two of them. */
+    final long total;
+
+    final double slotNanos;
+    final long warmupNanos;
+    final int connections;
+    final CompletableFuture<Void> allDone = new CompletableFuture<>();
+    long start;
+    long slots;
+    long finished;
 
     Driver(
         EventLoopGroup group,
-        URI uri,
+        List<URI> uris,
         double rate,
         double seconds,
         int connections,
         double warmup) {
       this.group = group;
-      this.uri = uri;
+      for (URI u : uris) {
+        targets.add(new Target(u));
+      }
       this.intervalNanos = (long) (1e9 / rate);
-      this.total = (long) (rate * (seconds + warmup));
-      this.measuredFrom = (long) (rate * warmup);
+      this.total = (long) (rate * (seconds + warmup)) * uris.size();
+      this.slotNanos = 1e9 / rate / uris.size();
+      this.warmupNanos = (long) (rate * warmup) * intervalNanos;
       this.connections = connections;
     }
 
-    Result run() throws Exception {
+    List<Result> run() throws Exception {
       Bootstrap b =
           new Bootstrap()
               .group(group)
@@ -176,92 +228,109 @@ public final class OpenLoopLoad {
                           .addLast(new Responses());
                     }
                   });
-      int port = uri.getPort() < 0 ? 80 : uri.getPort();
-      for (int i = 0; i < connections; i++) {
-        Channel ch = b.connect(uri.getHost(), port).sync().channel();
-        group.next().submit(() -> idle.add(ch)).sync();
+      for (Target t : targets) {
+        int port = t.uri.getPort() < 0 ? 80 : t.uri.getPort();
+        for (int i = 0; i < connections; i++) {
+          Channel ch = b.connect(t.uri.getHost(), port).sync().channel();
+          ch.attr(TARGET).set(t);
+          group.next().submit(() -> t.idle.add(ch)).sync();
+        }
       }
       start = System.nanoTime();
       group.next().execute(this::tick);
-      long deadline = start + total * intervalNanos + TimeUnit.SECONDS.toNanos(10);
-      while (System.nanoTime() - deadline < 0) {
-        Long done = group.next().submit(() -> completed + errors + warm).get();
-        if (done >= total) {
-          break;
-        }
-        Thread.sleep(50); // the driver's own thread, not the event loop
+      long wait = Math.round(total * slotNanos) + TimeUnit.SECONDS.toNanos(10);
+      try {
+        // Completed by the event loop when the last response is in: this thread sleeps until
+        // then, rather than asking the loop every few milliseconds (a wake-up of its own each
+        // time, on the cores the targets use).
+        allDone.get(wait, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        // Some requests never finished: the figures are of those that did.
       }
-      long finished = System.nanoTime();
+      long end = System.nanoTime();
       return group
           .next()
-          .submit(() ->
-              new Result(
-                  sent - measuredFrom,
-                  completed,
-                  errors,
-                  (finished - start - measuredFrom * intervalNanos) / 1e9,
-                  Map.copyOf(statuses),
-                  latency.copy()))
+          .submit(() -> {
+            List<Result> out = new ArrayList<>();
+            for (Target t : targets) {
+              out.add(
+                  new Result(
+                      t.uri,
+                      t.sent - warmupNanos / intervalNanos,
+                      t.completed,
+                      t.errors,
+                      (end - start - warmupNanos) / 1e9,
+                      Map.copyOf(t.statuses),
+                      t.latency.copy()));
+            }
+            return out;
+          })
           .get();
+    }
+
+    long dueAt(long slot) {
+      return start + Math.round(slot * slotNanos);
     }
 
     /** Issues every request that is due by now, then sleeps until the next one is. */
     void tick() {
       long now = System.nanoTime();
-      while (sent < total && now - (start + sent * intervalNanos) >= 0) {
-        due.add(start + sent * intervalNanos);
-        sent++;
+      while (slots < total && now - dueAt(slots) >= 0) {
+        Target t = targets.get((int) (slots % targets.size()));
+        t.due.add(dueAt(slots));
+        t.sent++;
+        slots++;
       }
-      drain();
-      if (sent < total) {
-        long next = start + sent * intervalNanos - System.nanoTime();
+      for (Target t : targets) {
+        drain(t);
+      }
+      if (slots < total) {
+        long next = dueAt(slots) - System.nanoTime();
         group.next().schedule(this::tick, Math.max(0, next), TimeUnit.NANOSECONDS);
       }
     }
 
-    void drain() {
-      while (!due.isEmpty() && !idle.isEmpty()) {
-        Channel ch = idle.poll();
-        long dueAt = due.poll();
-        ch.attr(Responses.DUE).set(dueAt);
+    void drain(Target t) {
+      while (!t.due.isEmpty() && !t.idle.isEmpty()) {
+        Channel ch = t.idle.poll();
+        long dueAt = t.due.poll();
+        ch.attr(DUE).set(dueAt);
         DefaultFullHttpRequest req =
-            new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, uri.getRawPath());
-        req.headers().set(HttpHeaderNames.HOST, uri.getHost());
+            new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, t.uri.getRawPath());
+        req.headers().set(HttpHeaderNames.HOST, t.uri.getHost());
         ch.writeAndFlush(req);
       }
     }
 
     void done(Channel ch, int status) {
-      Long dueAt = ch.attr(Responses.DUE).get();
-      if (dueAt != null && (dueAt - start) / intervalNanos < measuredFrom) {
-        warm++; // a warm-up request: sent, recorded apart, not measured
-        warmLatency.recordValue(
-            Math.min(warmLatency.getHighestTrackableValue(), System.nanoTime() - dueAt));
-        if (ch.isActive()) {
-          idle.add(ch);
-        }
-        drain();
-        return;
+      Target t = ch.attr(TARGET).get();
+      Long dueAt = ch.attr(DUE).getAndSet(null);
+      if (t == null || dueAt == null) {
+        return; // nothing outstanding on it (a close after an error already counted)
       }
-      if (dueAt != null) {
-        latency.recordValue(
-            Math.min(latency.getHighestTrackableValue(), System.nanoTime() - dueAt));
-      }
-      if (status < 0) {
-        errors++;
+      long took = System.nanoTime() - dueAt;
+      if (dueAt - start < warmupNanos) {
+        // A warm-up request: sent, recorded apart, not measured.
+        t.warmLatency.recordValue(Math.min(t.warmLatency.getHighestTrackableValue(), took));
       } else {
-        completed++;
-        statuses.merge(status, 1L, Long::sum);
+        t.latency.recordValue(Math.min(t.latency.getHighestTrackableValue(), took));
+        if (status < 0) {
+          t.errors++;
+        } else {
+          t.completed++;
+          t.statuses.merge(status, 1L, Long::sum);
+        }
       }
       if (ch.isActive()) {
-        idle.add(ch);
+        t.idle.add(ch);
       }
-      drain();
+      drain(t);
+      if (++finished == total) {
+        allDone.complete(null);
+      }
     }
 
     final class Responses extends SimpleChannelInboundHandler<FullHttpResponse> {
-      static final io.netty.util.AttributeKey<Long> DUE = io.netty.util.AttributeKey.valueOf("due");
-
       @Override
       protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse msg) {
         done(ctx.channel(), msg.status().code());
@@ -271,6 +340,12 @@ public final class OpenLoopLoad {
       public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         done(ctx.channel(), -1);
         ctx.close();
+      }
+
+      /** A connection closed with a request on it: that request failed (not left to time out). */
+      @Override
+      public void channelInactive(ChannelHandlerContext ctx) {
+        done(ctx.channel(), -1);
       }
     }
   }

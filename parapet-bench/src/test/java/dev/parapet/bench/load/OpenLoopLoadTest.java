@@ -1,0 +1,97 @@
+package dev.parapet.bench.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class OpenLoopLoadTest {
+  private final EventLoopGroup servers =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+
+  @AfterEach
+  void stop() {
+    servers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /** A keep-alive server on loopback answering every request with {@code status}; counts them. */
+  private URI server(HttpResponseStatus status, AtomicInteger requests)
+      throws InterruptedException {
+    Channel ch =
+        new ServerBootstrap()
+            .group(servers)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel c) {
+                    c.pipeline()
+                        .addLast(new HttpServerCodec())
+                        .addLast(new HttpObjectAggregator(1024))
+                        .addLast(
+                            new SimpleChannelInboundHandler<FullHttpRequest>() {
+                              @Override
+                              protected void channelRead0(
+                                  ChannelHandlerContext ctx, FullHttpRequest req) {
+                                requests.incrementAndGet();
+                                DefaultFullHttpResponse r =
+                                    new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
+                                r.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
+                                ctx.writeAndFlush(r);
+                              }
+                            });
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
+    int port = ((InetSocketAddress) ch.localAddress()).getPort();
+    return URI.create("http://127.0.0.1:" + port + "/x");
+  }
+
+  @Test
+  void interleavedTargetsEachGetTheRateAndTheirOwnFigures() throws Exception {
+    AtomicInteger toA = new AtomicInteger();
+    AtomicInteger toB = new AtomicInteger();
+    URI a = server(HttpResponseStatus.OK, toA);
+    URI b = server(HttpResponseStatus.SERVICE_UNAVAILABLE, toB);
+
+    // 200 req/s to each for 1 s after 0.5 s of warm-up: 300 sent to each, the last 200 measured.
+    List<OpenLoopLoad.Result> results = OpenLoopLoad.run(List.of(a, b), 200, 1, 4, 0.5);
+
+    assertThat(results).extracting(OpenLoopLoad.Result::uri).containsExactly(a, b);
+    assertThat(toA.get()).isEqualTo(300);
+    assertThat(toB.get()).isEqualTo(300);
+    OpenLoopLoad.Result ra = results.get(0);
+    OpenLoopLoad.Result rb = results.get(1);
+    assertThat(ra.sent()).isEqualTo(200);
+    assertThat(ra.statuses()).isEqualTo(Map.of(200, 200L));
+    assertThat(rb.statuses()).isEqualTo(Map.of(503, 200L));
+    assertThat(ra.latency().getTotalCount()).isEqualTo(200);
+    assertThat(rb.latency().getTotalCount()).isEqualTo(200);
+    assertThat(ra.describe("t1.")).contains("t1.url " + a, "t1.status_200 200", "t1.p99_ms ");
+    assertThat(rb.describe("")).startsWith("rate_achieved ").contains("status_503 200");
+  }
+}
