@@ -3,19 +3,20 @@
 #   1. keep-alive throughput and latency of 1 KiB responses through each proxy to the same origin
 #      (an nginx serving a static file), wrk -t1 -c50, several alternating rounds;
 #   2. fast-fail latency while Parapet's breaker is open (the origin refuses connections);
-#   3. open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission), alternating
-#      rounds of nginx and Parapet, then Parapet's fast-fail path once.
+#   3. open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission), nginx and
+#      Parapet interleaved in one generator run per round (each at the rate, the first target
+#      swapped every round), then Parapet's fast-fail path once.
 # Prints a markdown table for docs/benchmarks.md. Installs nginx, wrk and haproxy from Debian's
 # packages when missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
-#   parapet-bench/bench/proxy-vs-nginx.sh [seconds per round, default 10] [rounds, default 3] [open-loop rate, default 2000]
+#   parapet-bench/bench/proxy-vs-nginx.sh [seconds per round, default 10] [rounds, default 3] [open-loop rate per target, default 2000]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=lib.sh
 . "$root/parapet-bench/bench/lib.sh"
 secs=${1:-10}
 rounds=${2:-3}
-open_rate=${3:-2000}   # well below saturation: on 2 shared cores 10k req/s already queues everywhere
+open_rate=${3:-2000}   # each target's; well below saturation: on 2 shared cores 10k req/s already queues everywhere
 bench_need wrk nginx haproxy
 
 ORIGIN=19001 NGINX=18080 PARAPET=18081 HAPROXY=18082 ADMIN=18901 DEAD=19009
@@ -91,12 +92,27 @@ state=$(curl -s "127.0.0.1:$ADMIN/admin/breakers" | grep -o '"state" : "[A-Z_]*"
 fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
 
 # Open loop at a fixed rate below saturation: latency from when each request was due (no
-# coordinated omission), so the tails compare fairly.
-# Alternating rounds like the closed loop: on a shared two-core machine one run's tail moves a lot.
+# coordinated omission), so the tails compare fairly. nginx and Parapet interleaved in one
+# generator run (lib.sh's openloop_interleaved): alternating rounds each met the host as it was
+# during their own seconds, and a stall in one of them moved that round's p99 several-fold. Which
+# target comes first is swapped every round. The JIT+GC column is Parapet's, over the shared run.
 open_rows=()
 for r in $(seq 1 "$rounds"); do
-  open_rows+=("$(openloop "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k" "$open_rate") - |")
-  open_rows+=("$(with_aux openloop "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" "$open_rate") |")
+  aux=$(jvm_aux_ms "$ppid")
+  if [ $((r % 2)) = 1 ]; then
+    pair=$(openloop_interleaved "$open_rate" "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k" \
+      "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k")
+  else
+    pair=$(openloop_interleaved "$open_rate" "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" \
+      "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k")
+  fi
+  aux=$(($(jvm_aux_ms "$ppid") - aux))
+  while IFS= read -r row; do
+    case "$row" in
+      "| parapet"*) open_rows+=("$row ${aux}ms |") ;;
+      *) open_rows+=("$row - |") ;;
+    esac
+  done <<<"$pair"
 done
 open_rows+=("$(with_aux openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate") |")
 
@@ -113,9 +129,9 @@ done
 set -- $fastfail
 echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 | - |"
 echo
-echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (ms from when each request was due):"
+echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections per target, nginx and Parapet interleaved in one run per round (ms from when each request was due):"
 echo
-echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | Parapet's JIT+GC CPU ($((secs + 8)) s) |"
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | Parapet's JIT+GC CPU in the run ($((secs + 8)) s) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for line in "${open_rows[@]}"; do echo "$line"; done
 echo
@@ -132,9 +148,18 @@ printf '%s\n' "${results[@]}" | awk '
     printf "Throughput parapet/nginx: %.2fx on average (per round:%s)\n", sp / sn, rounds
     printf "Closed-loop p99 parapet/nginx per round:%s\n", tails
   }'
+# Open loop: the p99 ratio of each round (both targets measured together) and their median.
 printf '%s\n' "${open_rows[@]}" | awk -F'|' '
-  $2 ~ /^ nginx \(round/ { sn += $6; n++ } $2 ~ /^ parapet \(round/ { sp += $6; m++ }
-  END { if (n && m) printf "Open-loop p99 parapet/nginx: %.2fx (%.3f vs %.3f ms, mean of %d rounds)\n", (sp / m) / (sn / n), sp / m, sn / n, n }'
+  match($2, /round [0-9]+/) { r = substr($2, RSTART + 6, RLENGTH - 6) + 0 }
+  $2 ~ /^ nginx \(round/ { nq[r] = $6 } $2 ~ /^ parapet \(round/ { pq[r] = $6 }
+  END {
+    for (r in nq) if (r in pq && nq[r] > 0) x[++k] = pq[r] / nq[r]
+    if (!k) exit
+    for (i = 2; i <= k; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v }
+    for (i = 1; i <= k; i++) list = list sprintf(" %.2f", x[i])
+    med = k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
+    printf "Open-loop p99 parapet/nginx, interleaved: median %.2fx of %d rounds (per round, sorted:%s)\n", med, k, list
+  }'
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m); breaker states: $state"
 transport=$(sed -n 's/.*, transport \([a-z_]*\)).*/\1/p' "$plog" | head -1)
 echo "wrk -t1 -c50 -d${secs}s --latency, 1 KiB body, keep-alive; nginx and haproxy 1 worker, Parapet --threads 1 (transport ${transport:-unknown}) after 75 s of warm-up load; origin: nginx static file."
