@@ -89,8 +89,9 @@ CONF
   } >"$work/$1.conf"
 }
 
-# start_origin_and_nginx ORIGIN_PORT NGINX_PORT: the proxy benchmarks' common ground, started. An
-# nginx serving $work/www (a 1 KiB file at /api/1k) on ORIGIN_PORT, and an nginx proxying to it on
+# start_origin_and_nginx ORIGIN_PORT NGINX_PORT [SECOND_ORIGIN_PORT]: the proxy benchmarks' common
+# ground, started. An nginx serving $work/www (a 1 KiB file at /api/1k) on ORIGIN_PORT (and on
+# SECOND_ORIGIN_PORT too, the same worker, if given), and an nginx proxying to ORIGIN_PORT on
 # NGINX_PORT (upstream keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route).
 start_origin_and_nginx() {
   mkdir -p "$work/www/api" "$work/logs"
@@ -98,7 +99,7 @@ start_origin_and_nginx() {
   head -c 1024 /dev/zero | tr '\0' 'x' >"$work/www/api/1k"
   chmod -R a+rX "$work/www"
   write_nginx_conf origin <<CONF
-  server { listen 127.0.0.1:$1; root $work/www; }
+  server { listen 127.0.0.1:$1; ${3:+listen 127.0.0.1:$3;} root $work/www; }
 CONF
   write_nginx_conf nginx <<CONF
   upstream origin { server 127.0.0.1:$1; keepalive 64; }
