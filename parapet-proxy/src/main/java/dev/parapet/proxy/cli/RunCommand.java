@@ -43,7 +43,7 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "NAME",
       defaultValue = "${sys:parapet.transport:-auto}",
       description =
-          "Socket transport: auto (the first available of io_uring, epoll, nio), io_uring, epoll"
+          "Socket transport: auto (the first available of epoll, io_uring, nio), epoll, io_uring"
               + " or nio (default: ${DEFAULT-VALUE}).")
   String transport = "auto";
 

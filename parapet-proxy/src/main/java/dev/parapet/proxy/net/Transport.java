@@ -20,19 +20,20 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The socket transport of a set of event loops: Linux's io_uring, epoll, or Java's NIO, all three
+ * The socket transport of a set of event loops: Linux's epoll or io_uring, or Java's NIO, all three
  * Netty's own. {@code auto} takes the first of them that works here, in that order.
  *
- * <p>Why io_uring first: reads and writes go to the ring and are submitted together, once per
- * event-loop turn, instead of one system call each. Measured at saturation beside epoll (two JVMs
- * of one build in alternating wrk rounds, 28 pairs, docs/benchmarks.md) it spent a median 0.9 us
- * less kernel time per proxied request (less in 27 of the 28) and served a median 10 % more
- * requests; in the 22 pairs on an undisturbed host its p99 was a median 1.02x nginx's, epoll's
- * 1.19x. Netty probes the kernel before it says io_uring is available (a kernel without it, or a
- * container whose seccomp profile refuses it, falls back to epoll), and {@code --transport epoll}
- * keeps epoll anywhere.
+ * <p>Why epoll first, io_uring a flag away: below saturation, where an edge spends its days, epoll
+ * answered sooner. Three targets interleaved in one open-loop run (nginx, Parapet on io_uring,
+ * Parapet on epoll; 12 rounds at 1,000 and 2,000 req/s each, docs/benchmarks.md) put epoll's p99
+ * below io_uring's in 11 and its p50 in all 12, a median 1.02x and 1.08x nginx's against 1.10x and
+ * 1.17x. At saturation io_uring is ahead: it submits a turn's reads and writes together instead of
+ * one system call each, and in alternating wrk rounds (28 pairs) spent a median 0.9 us less kernel
+ * time per request, served 10 % more requests and had a p99 of 1.02x nginx's against epoll's 1.19x.
+ * {@code --transport io_uring} is for an edge that runs hot; Netty probes the kernel first (a
+ * kernel without it, or a container whose seccomp profile refuses it, says so at start-up).
  *
- * @param name {@code io_uring}, {@code epoll} or {@code nio}
+ * @param name {@code epoll}, {@code io_uring} or {@code nio}
  * @param serverChannel the listening socket's channel class
  * @param socketChannel the connecting socket's channel class (the origin pools')
  * @param factories makes the I/O handler factory of an event loop group
@@ -44,7 +45,7 @@ public record Transport(
     Supplier<IoHandlerFactory> factories) {
 
   /** The names {@link #named} takes. */
-  public static final List<String> NAMES = List.of("auto", "io_uring", "epoll", "nio");
+  public static final List<String> NAMES = List.of("auto", "epoll", "io_uring", "nio");
 
   /** The JVM property that sets the transport of servers built without one (default auto). */
   public static final String PROPERTY = "parapet.transport";
@@ -55,15 +56,15 @@ public record Transport(
   private static final List<Transport> ALL =
       List.of(
           new Transport(
-              "io_uring",
-              IoUringServerSocketChannel.class,
-              IoUringSocketChannel.class,
-              IoUringIoHandler::newFactory),
-          new Transport(
               "epoll",
               EpollServerSocketChannel.class,
               EpollSocketChannel.class,
               EpollIoHandler::newFactory),
+          new Transport(
+              "io_uring",
+              IoUringServerSocketChannel.class,
+              IoUringSocketChannel.class,
+              IoUringIoHandler::newFactory),
           new Transport(
               "nio",
               NioServerSocketChannel.class,
@@ -76,7 +77,7 @@ public record Transport(
   }
 
   /**
-   * The transport called {@code name}, or for {@code auto} the first of io_uring, epoll and NIO
+   * The transport called {@code name}, or for {@code auto} the first of epoll, io_uring and NIO
    * available here.
    *
    * @throws IllegalArgumentException for an unknown name, or a transport this machine lacks (with

@@ -538,7 +538,7 @@ public final class ProxyServer implements AutoCloseable {
     return context.breakers;
   }
 
-  /** The sockets' transport: io_uring, epoll or nio. */
+  /** The sockets' transport: epoll, io_uring or nio. */
   public Transport transport() {
     return transport;
   }

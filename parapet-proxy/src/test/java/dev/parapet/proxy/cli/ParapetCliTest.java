@@ -30,7 +30,7 @@ class ParapetCliTest {
     assertThat(code).isEqualTo(ValidateCommand.INVALID);
     assertThat(err.toString())
         .contains(
-            "--transport: unknown transport 'kqueue' (expected one of [auto, io_uring, epoll, nio])");
+            "--transport: unknown transport 'kqueue' (expected one of [auto, epoll, io_uring, nio])");
     assertThat(out.toString()).doesNotContain("listening");
   }
 
@@ -42,6 +42,6 @@ class ParapetCliTest {
             .setOut(new PrintWriter(out, true))
             .execute("run", "--help");
     assertThat(code).isZero();
-    assertThat(out.toString()).contains("--transport=NAME").contains("io_uring, epoll");
+    assertThat(out.toString()).contains("--transport=NAME").contains("epoll, io_uring");
   }
 }
