@@ -181,13 +181,19 @@ public final class OpenLoopLoad {
 
     final EventLoopGroup group;
     final List<Target> targets = new ArrayList<>();
-    final long intervalNanos;
 
-    /** Requests due across all targets, and the time between two of them. */
+    /** Requests due across all targets. */
     final long total;
 
+    /** The time between two requests due, across all targets. */
     final double slotNanos;
+
+    /** Requests per target sent before measuring starts. */
+    final long warmupPerTarget;
+
+    /** When, after the start, the first measured request is due. */
     final long warmupNanos;
+
     final int connections;
     final CompletableFuture<Void> allDone = new CompletableFuture<>();
     long start;
@@ -205,10 +211,10 @@ public final class OpenLoopLoad {
       for (URI u : uris) {
         targets.add(new Target(u));
       }
-      this.intervalNanos = (long) (1e9 / rate);
       this.total = (long) (rate * (seconds + warmup)) * uris.size();
       this.slotNanos = 1e9 / rate / uris.size();
-      this.warmupNanos = (long) (rate * warmup) * intervalNanos;
+      this.warmupPerTarget = (long) (rate * warmup);
+      this.warmupNanos = Math.round(warmupPerTarget * uris.size() * slotNanos);
       this.connections = connections;
     }
 
@@ -256,7 +262,7 @@ public final class OpenLoopLoad {
               out.add(
                   new Result(
                       t.uri,
-                      t.sent - warmupNanos / intervalNanos,
+                      t.sent - warmupPerTarget,
                       t.completed,
                       t.errors,
                       (end - start - warmupNanos) / 1e9,
