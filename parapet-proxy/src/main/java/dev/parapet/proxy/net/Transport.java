@@ -29,9 +29,10 @@ import org.jspecify.annotations.Nullable;
  * below io_uring's in 11 and its p50 in all 12, a median 1.02x and 1.08x nginx's against 1.10x and
  * 1.17x. At saturation io_uring is ahead: it submits a turn's reads and writes together instead of
  * one system call each, and in alternating wrk rounds (28 pairs) spent a median 0.9 us less kernel
- * time per request, served 10 % more requests and had a p99 of 1.02x nginx's against epoll's 1.19x.
- * {@code --transport io_uring} is for an edge that runs hot; Netty probes the kernel first (a
- * kernel without it, or a container whose seccomp profile refuses it, says so at start-up).
+ * time per request and served 10 % more requests; its p99 was 1.02x nginx's against epoll's 1.19x
+ * (the 22 pairs on an undisturbed host). {@code --transport io_uring} is for an edge that runs hot;
+ * Netty probes the kernel first (a kernel without it, or a container whose seccomp profile refuses
+ * it, says so at start-up).
  *
  * @param name {@code epoll}, {@code io_uring} or {@code nio}
  * @param serverChannel the listening socket's channel class
