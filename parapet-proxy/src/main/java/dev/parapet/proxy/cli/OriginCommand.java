@@ -1,14 +1,14 @@
 package dev.parapet.proxy.cli;
 
-import dev.parapet.proxy.origin.Behaviour;
-import dev.parapet.proxy.origin.FaultOrigin;
-import dev.parapet.proxy.origin.FaultOriginSettings;
-import dev.parapet.proxy.origin.FaultPlan;
-import dev.parapet.proxy.origin.FaultPlanJson;
-import dev.parapet.proxy.origin.Health;
-import dev.parapet.proxy.origin.Latency;
-import dev.parapet.proxy.origin.Percent;
-import dev.parapet.proxy.origin.PlanException;
+import dev.parapet.proxy.faultorigin.Behaviour;
+import dev.parapet.proxy.faultorigin.FaultOrigin;
+import dev.parapet.proxy.faultorigin.FaultOriginSettings;
+import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.faultorigin.FaultPlanJson;
+import dev.parapet.proxy.faultorigin.Health;
+import dev.parapet.proxy.faultorigin.Latency;
+import dev.parapet.proxy.faultorigin.Percent;
+import dev.parapet.proxy.faultorigin.PlanException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

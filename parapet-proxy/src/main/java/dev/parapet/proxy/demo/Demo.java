@@ -3,7 +3,7 @@ package dev.parapet.proxy.demo;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.State;
-import dev.parapet.proxy.origin.FaultPlan;
+import dev.parapet.proxy.faultorigin.FaultPlan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

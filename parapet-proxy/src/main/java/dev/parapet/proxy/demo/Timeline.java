@@ -1,8 +1,8 @@
 package dev.parapet.proxy.demo;
 
-import dev.parapet.proxy.origin.Behaviour;
-import dev.parapet.proxy.origin.FaultPlan;
-import dev.parapet.proxy.origin.Latency;
+import dev.parapet.proxy.faultorigin.Behaviour;
+import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.faultorigin.Latency;
 import java.util.List;
 
 /**

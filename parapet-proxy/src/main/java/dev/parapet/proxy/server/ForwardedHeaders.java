@@ -1,6 +1,6 @@
 package dev.parapet.proxy.server;
 
-import dev.parapet.proxy.upstream.HeaderList;
+import dev.parapet.proxy.http1.HeaderList;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;

@@ -13,6 +13,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.http1.ClientCodec;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;

@@ -1,7 +1,7 @@
 package dev.parapet.proxy.server;
 
 import dev.parapet.proxy.config.AdmissionConfig;
-import dev.parapet.proxy.upstream.HeaderList;
+import dev.parapet.proxy.http1.HeaderList;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.upstream;
 
 import dev.parapet.core.balance.Host;
+import dev.parapet.proxy.http1.OriginCodec;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -2,11 +2,11 @@ package dev.parapet.proxy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.parapet.proxy.origin.Behaviour;
-import dev.parapet.proxy.origin.FaultOriginSettings;
-import dev.parapet.proxy.origin.FaultPlan;
-import dev.parapet.proxy.origin.Health;
-import dev.parapet.proxy.origin.Latency;
+import dev.parapet.proxy.faultorigin.Behaviour;
+import dev.parapet.proxy.faultorigin.FaultOriginSettings;
+import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.faultorigin.Health;
+import dev.parapet.proxy.faultorigin.Latency;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;

@@ -2,11 +2,11 @@ package dev.parapet.proxy.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.parapet.proxy.origin.Behaviour;
-import dev.parapet.proxy.origin.FaultOrigin;
-import dev.parapet.proxy.origin.FaultOriginSettings;
-import dev.parapet.proxy.origin.FaultPlan;
-import dev.parapet.proxy.origin.Latency;
+import dev.parapet.proxy.faultorigin.Behaviour;
+import dev.parapet.proxy.faultorigin.FaultOrigin;
+import dev.parapet.proxy.faultorigin.FaultOriginSettings;
+import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.faultorigin.Latency;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

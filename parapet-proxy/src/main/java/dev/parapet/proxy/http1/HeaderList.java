@@ -1,0 +1,623 @@
+package dev.parapet.proxy.http1;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.DateFormatter;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Calendar;
+import java.util.Collections;
+import java.util.Date;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * HTTP header fields as a list in arrival order. Fields a peer sent (put here by {@link
+ * Http1Decoder}, for requests and responses alike) are views into the bytes of the message head
+ * ({@link AsciiString} without a copy) and remember where their line lies in it, so that unchanged
+ * ones are written on as the bytes they came in ({@link #encodeTo}).
+ *
+ * <p>Why not Netty's {@code DefaultHttpHeaders}: it is a hash table that validates every name and
+ * value again, and its values are strings copied out of the buffer. A message's dozen fields are
+ * read a few times (Content-Length, Connection, Cache-Control), edited a few times (hop-by-hop
+ * removal, {@code Via}, forwarding fields) and then written out. At tens of thousands of requests a
+ * second that difference was several percent of the event loop and a fifth of the bytes allocated
+ * per request. Lookups here are scans of int keys, which for a dozen fields is as fast as hashing.
+ * Fields added through {@link HttpHeaders}' methods are validated on the way in, as Netty's headers
+ * validate them; {@link Http1Decoder} validates what it puts here itself.
+ */
+public final class HeaderList extends HttpHeaders {
+  private static final byte[] NONE = new byte[0];
+
+  /** The message head the received fields are views into. */
+  private final byte[] head;
+
+  /**
+   * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value is null until first
+   * asked for (most are only ever written on as bytes), see {@link #value}.
+   */
+  private @Nullable CharSequence[] text;
+
+  /**
+   * {@value #M} ints per field: its name's {@link #key} (most lookups compare these ints and
+   * nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start <<
+   * 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines that
+   * needed repair); where its received value lies in the head, packed the same way. A head is
+   * shorter than 64 KiB ({@link Http1Decoder} refuses longer limits), so 16 bits each suffice, and
+   * a message's fields cost two allocations.
+   */
+  private int[] meta;
+
+  private static final int M = 3;
+  private static final int NO_LINE = -1;
+
+  /** Heads at least this long cannot be described by 16-bit offsets. */
+  public static final int MAX_HEAD = 1 << 16;
+
+  private int size;
+
+  /**
+   * One bit per field present, at {@link #bit} of its {@link #key}: a lookup of a name whose bit is
+   * clear ends without a scan. Most lookups are of absent fields (Transfer-Encoding beside
+   * Content-Length, Keep-Alive, Via, the deadline, the hop-by-hop set), asked of every message;
+   * scanning a dozen fields for each was a tenth of the event loop's own time at saturation. Bits
+   * are set as fields are added and recomputed when fields are removed.
+   */
+  private long present;
+
+  /** Empty headers with room for {@code capacity} fields. */
+  public HeaderList(int capacity) {
+    this(NONE, capacity);
+  }
+
+  /** Headers whose received fields are views into {@code head} (shorter than 64 KiB). */
+  HeaderList(byte[] head, int capacity) {
+    if (head.length >= MAX_HEAD) {
+      throw new IllegalArgumentException(
+          "head : " + head.length + " bytes (expected: < " + MAX_HEAD + ")");
+    }
+    this.head = head;
+    int n = Math.max(4, capacity);
+    text = new CharSequence[2 * n];
+    meta = new int[M * n];
+  }
+
+  /**
+   * Appends a field the decoder checked already (name a token, value {@code head[valueStart,
+   * valueEnd)} without controls) whose line is {@code head[lineStart, lineEnd)} or, with lineStart
+   * -1, not to be copied as it is.
+   */
+  void addReceived(AsciiString name, int valueStart, int valueEnd, int lineStart, int lineEnd) {
+    append(
+        name,
+        null,
+        lineStart < 0 ? NO_LINE : lineStart << 16 | lineEnd,
+        valueStart << 16 | valueEnd);
+  }
+
+  private void append(CharSequence name, @Nullable CharSequence value, int line, int span) {
+    if (2 * size == text.length) {
+      text = Arrays.copyOf(text, 4 * size);
+      meta = Arrays.copyOf(meta, 2 * M * size);
+    }
+    text[2 * size] = name;
+    text[2 * size + 1] = value;
+    int k = key(name);
+    meta[M * size] = k;
+    present |= bit(k);
+    meta[M * size + 1] = line;
+    meta[M * size + 2] = span;
+    size++;
+  }
+
+  /** The value of field {@code i}, made from the head the first time it is asked for. */
+  private CharSequence value(int i) {
+    CharSequence v = text[2 * i + 1];
+    if (v == null) {
+      int span = meta[M * i + 2];
+      int from = span >>> 16;
+      int to = span & 0xFFFF;
+      v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
+      text[2 * i + 1] = v;
+    }
+    return v;
+  }
+
+  private CharSequence name(int i) {
+    CharSequence n = text[2 * i];
+    if (n == null) {
+      throw new IllegalStateException("field " + i + " : no name (expected: i < " + size + ")");
+    }
+    return n;
+  }
+
+  private void append(CharSequence name, CharSequence value) {
+    append(name, value, NO_LINE, 0);
+  }
+
+  /**
+   * Writes the fields as HTTP/1.1 header lines into {@code buf}: consecutive fields still as
+   * received in one copy of their bytes, the others one by one.
+   */
+  public void encodeTo(ByteBuf buf) {
+    int runStart = -1;
+    int runEnd = -1;
+    for (int i = 0; i < size; i++) {
+      int line = meta[M * i + 1];
+      int start = line == NO_LINE ? -1 : line >>> 16;
+      if (start >= 0 && start == runEnd) {
+        runEnd = line & 0xFFFF;
+        continue;
+      }
+      if (runStart >= 0) {
+        buf.writeBytes(head, runStart, runEnd - runStart);
+      }
+      if (start >= 0) {
+        runStart = start;
+        runEnd = line & 0xFFFF;
+      } else {
+        runStart = -1;
+        runEnd = -1;
+        buf.writeCharSequence(name(i), StandardCharsets.ISO_8859_1);
+        buf.writeShort((':' << 8) | ' ');
+        buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
+        buf.writeShort(('\r' << 8) | '\n');
+      }
+    }
+    if (runStart >= 0) {
+      buf.writeBytes(head, runStart, runEnd - runStart);
+    }
+  }
+
+  /** A name's length and lowercase first character: equal for names equal ignoring case. */
+  private static int key(CharSequence name) {
+    int n = name.length();
+    if (n == 0) {
+      return 0;
+    }
+    // Names are mostly AsciiString constants and views: read the byte, not a char through the
+    // interface.
+    int c = name instanceof AsciiString a ? a.byteAt(0) & 0xFF : name.charAt(0);
+    if (c >= 'A' && c <= 'Z') {
+      c += 'a' - 'A'; // names are tokens: ASCII case folding is all there is
+    }
+    return (n << 8) | (c & 0xFF);
+  }
+
+  /** The bit of {@link #present} for a name whose {@link #key} is {@code k}. */
+  private static long bit(int k) {
+    return 1L << ((k * 0x9E3779B9) >>> 26); // the key's top six bits after a Fibonacci hash
+  }
+
+  /** The index of the first {@code name} field at or after {@code from}, or -1. */
+  int indexOf(CharSequence name, int from) {
+    int k = key(name);
+    if ((present & bit(k)) == 0) {
+      return -1;
+    }
+    for (int i = from; i < size; i++) {
+      if (meta[M * i] == k && AsciiString.contentEqualsIgnoreCase(name(i), name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The name of field {@code i} (0 to {@link #size()} - 1), as received or added. */
+  public CharSequence nameAt(int i) {
+    return name(i);
+  }
+
+  /** The value of field {@code i}. */
+  public CharSequence valueAt(int i) {
+    return value(i);
+  }
+
+  private @Nullable CharSequence first(CharSequence name) {
+    int i = indexOf(name, 0);
+    return i < 0 ? null : value(i);
+  }
+
+  // --- reads
+
+  @Override
+  public @Nullable String get(String name) {
+    return get((CharSequence) name);
+  }
+
+  @Override
+  public @Nullable String get(CharSequence name) {
+    CharSequence v = first(name);
+    return v == null ? null : v.toString();
+  }
+
+  /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
+  private @Nullable Long number(CharSequence name, long min, long max) {
+    CharSequence v = first(name);
+    if (v == null) {
+      return null;
+    }
+    try {
+      long n = Long.parseLong(v, 0, v.length(), 10);
+      return n >= min && n <= max ? n : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public @Nullable Integer getInt(CharSequence name) {
+    Long n = number(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
+    return n == null ? null : n.intValue();
+  }
+
+  @Override
+  public int getInt(CharSequence name, int defaultValue) {
+    Integer v = getInt(name);
+    return v == null ? defaultValue : v;
+  }
+
+  @Override
+  public @Nullable Short getShort(CharSequence name) {
+    Long n = number(name, Short.MIN_VALUE, Short.MAX_VALUE);
+    return n == null ? null : n.shortValue();
+  }
+
+  @Override
+  public short getShort(CharSequence name, short defaultValue) {
+    Short v = getShort(name);
+    return v == null ? defaultValue : v;
+  }
+
+  @Override
+  public @Nullable Long getTimeMillis(CharSequence name) {
+    CharSequence v = first(name);
+    Date d = v == null ? null : DateFormatter.parseHttpDate(v);
+    return d == null ? null : d.getTime();
+  }
+
+  @Override
+  public long getTimeMillis(CharSequence name, long defaultValue) {
+    Long v = getTimeMillis(name);
+    return v == null ? defaultValue : v;
+  }
+
+  @Override
+  public List<String> getAll(String name) {
+    return getAll((CharSequence) name);
+  }
+
+  @Override
+  public List<String> getAll(CharSequence name) {
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return Collections.emptyList(); // the usual answer (Netty asks for Content-Length each time)
+    }
+    List<String> all = new ArrayList<>(2);
+    for (; i >= 0; i = indexOf(name, i + 1)) {
+      all.add(value(i).toString());
+    }
+    return all;
+  }
+
+  @Override
+  public List<Map.Entry<String, String>> entries() {
+    List<Map.Entry<String, String>> all = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      all.add(new AbstractMap.SimpleImmutableEntry<>(name(i).toString(), value(i).toString()));
+    }
+    return all;
+  }
+
+  @Override
+  public boolean contains(String name) {
+    return indexOf(name, 0) >= 0;
+  }
+
+  @Override
+  public boolean contains(CharSequence name) {
+    return indexOf(name, 0) >= 0;
+  }
+
+  @Override
+  public Iterator<Map.Entry<String, String>> iterator() {
+    return entries().iterator();
+  }
+
+  /** The fields as they are: views for the received ones, no copies (the encoder's way in). */
+  @Override
+  public Iterator<Map.Entry<CharSequence, CharSequence>> iteratorCharSequence() {
+    return new Iterator<>() {
+      private int next;
+
+      @Override
+      public boolean hasNext() {
+        return next < size;
+      }
+
+      @Override
+      public Map.Entry<CharSequence, CharSequence> next() {
+        if (next >= size) {
+          throw new NoSuchElementException();
+        }
+        int i = next++;
+        return new AbstractMap.SimpleImmutableEntry<>(name(i), value(i));
+      }
+    };
+  }
+
+  @Override
+  public boolean isEmpty() {
+    return size == 0;
+  }
+
+  @Override
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public Set<String> names() {
+    Set<String> all = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    for (int i = 0; i < size; i++) {
+      all.add(name(i).toString());
+    }
+    return all;
+  }
+
+  /**
+   * The values of the {@code name} fields as they are, without a list: what Netty's {@code
+   * containsValue} reads (and through it {@code HttpUtil.isKeepAlive} and {@code
+   * isTransferEncodingChunked}, asked of every message). An absent field costs one scan and no
+   * allocation.
+   */
+  @Override
+  public Iterator<? extends CharSequence> valueCharSequenceIterator(CharSequence name) {
+    int first = indexOf(name, 0);
+    if (first < 0) {
+      return Collections.emptyIterator();
+    }
+    return new Iterator<CharSequence>() {
+      private int next = first;
+
+      @Override
+      public boolean hasNext() {
+        return next >= 0;
+      }
+
+      @Override
+      public CharSequence next() {
+        if (next < 0) {
+          throw new NoSuchElementException();
+        }
+        CharSequence v = value(next);
+        next = indexOf(name, next + 1);
+        return v;
+      }
+    };
+  }
+
+  /**
+   * Whether a {@code name} field lists {@code value}. One field holding one element (Connection:
+   * keep-alive, Transfer-Encoding: chunked, what nearly every message carries) is compared in
+   * place; lists go to Netty's own matching over {@link #valueCharSequenceIterator}.
+   */
+  @Override
+  public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return false;
+    }
+    CharSequence v = value(i);
+    if (indexOf(name, i + 1) >= 0 || AsciiString.indexOf(v, ',', 0) >= 0) {
+      return super.containsValue(name, value, ignoreCase);
+    }
+    CharSequence element = AsciiString.trim(v);
+    return ignoreCase
+        ? AsciiString.contentEqualsIgnoreCase(element, value)
+        : AsciiString.contentEquals(element, value);
+  }
+
+  /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
+  @Override
+  public boolean contains(String name, String value, boolean ignoreCase) {
+    return contains((CharSequence) name, value, ignoreCase);
+  }
+
+  @Override
+  public boolean contains(CharSequence name, CharSequence value, boolean ignoreCase) {
+    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+      CharSequence v = value(i);
+      if (ignoreCase
+          ? AsciiString.contentEqualsIgnoreCase(v, value)
+          : AsciiString.contentEquals(v, value)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // --- writes (validated like Netty's headers: a token name, a value without CR, LF or NUL)
+
+  /**
+   * Names already checked: the fields a proxy sets on every message (Via, the forwarding fields,
+   * the deadline, framing), compared by identity so that each set does not check its constant name
+   * again (that check was a few percent of the event loop's own time). Copy on write; only {@link
+   * #token} adds to it, a handful of times per process.
+   */
+  private static volatile AsciiString[] tokens = {
+    HttpHeaderNames.VIA,
+    HttpHeaderNames.TRANSFER_ENCODING,
+    HttpHeaderNames.CONNECTION,
+    HttpHeaderNames.CONTENT_LENGTH,
+  };
+
+  /**
+   * A header name for constants: checked to be a token once, here, and recognized by identity
+   * afterwards, so that setting it does not check it again.
+   *
+   * @throws IllegalArgumentException if {@code name} is not a token
+   */
+  public static AsciiString token(String name) {
+    AsciiString t = AsciiString.cached(name);
+    checkedName(t);
+    synchronized (HeaderList.class) {
+      AsciiString[] all = tokens;
+      AsciiString[] more = Arrays.copyOf(all, all.length + 1);
+      more[all.length] = t;
+      tokens = more;
+    }
+    return t;
+  }
+
+  private static CharSequence checkedName(CharSequence name) {
+    for (AsciiString t : tokens) {
+      if (t == name) {
+        return name;
+      }
+    }
+    if (name.length() == 0 || HttpHeaderValidationUtil.validateToken(name) >= 0) {
+      throw new IllegalArgumentException("a header name with an invalid character: " + name);
+    }
+    return name;
+  }
+
+  private static CharSequence checkedValue(@Nullable Object value) {
+    if (value == null) {
+      throw new NullPointerException("value");
+    }
+    CharSequence v =
+        value instanceof CharSequence cs
+            ? cs
+            : value instanceof Date d
+                ? DateFormatter.format(d)
+                : value instanceof Calendar c
+                    ? DateFormatter.format(c.getTime())
+                    : value.toString();
+    if (HttpHeaderValidationUtil.validateValidHeaderValue(v) >= 0) {
+      throw new IllegalArgumentException("a header value with an invalid character: " + v);
+    }
+    return v;
+  }
+
+  @Override
+  public HttpHeaders add(String name, Object value) {
+    return add((CharSequence) name, value);
+  }
+
+  @Override
+  public HttpHeaders add(CharSequence name, Object value) {
+    append(checkedName(name), checkedValue(value));
+    return this;
+  }
+
+  @Override
+  public HttpHeaders add(String name, Iterable<?> values) {
+    return add((CharSequence) name, values);
+  }
+
+  @Override
+  public HttpHeaders add(CharSequence name, Iterable<?> values) {
+    CharSequence n = checkedName(name);
+    for (Object v : values) {
+      append(n, checkedValue(v));
+    }
+    return this;
+  }
+
+  @Override
+  public HttpHeaders addInt(CharSequence name, int value) {
+    return add(name, Integer.toString(value));
+  }
+
+  @Override
+  public HttpHeaders addShort(CharSequence name, short value) {
+    return add(name, Short.toString(value));
+  }
+
+  @Override
+  public HttpHeaders set(String name, Object value) {
+    return set((CharSequence) name, value);
+  }
+
+  @Override
+  public HttpHeaders set(CharSequence name, Object value) {
+    CharSequence n = checkedName(name);
+    CharSequence v = checkedValue(value);
+    remove(n);
+    append(n, v);
+    return this;
+  }
+
+  @Override
+  public HttpHeaders set(String name, Iterable<?> values) {
+    return set((CharSequence) name, values);
+  }
+
+  @Override
+  public HttpHeaders set(CharSequence name, Iterable<?> values) {
+    remove(checkedName(name));
+    return add(name, values);
+  }
+
+  @Override
+  public HttpHeaders setInt(CharSequence name, int value) {
+    return set(name, Integer.toString(value));
+  }
+
+  @Override
+  public HttpHeaders setShort(CharSequence name, short value) {
+    return set(name, Short.toString(value));
+  }
+
+  @Override
+  public HttpHeaders remove(String name) {
+    return remove((CharSequence) name);
+  }
+
+  @Override
+  public HttpHeaders remove(CharSequence name) {
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return this;
+    }
+    int k = meta[M * i];
+    int kept = i;
+    for (int j = i + 1; j < size; j++) {
+      CharSequence n = name(j);
+      if (meta[M * j] == k && AsciiString.contentEqualsIgnoreCase(n, name)) {
+        continue;
+      }
+      text[2 * kept] = n;
+      text[2 * kept + 1] = text[2 * j + 1];
+      System.arraycopy(meta, M * j, meta, M * kept, M);
+      kept++;
+    }
+    Arrays.fill(text, 2 * kept, 2 * size, null);
+    size = kept;
+    long bits = 0;
+    for (int j = 0; j < size; j++) {
+      bits |= bit(meta[M * j]);
+    }
+    present = bits;
+    return this;
+  }
+
+  @Override
+  public HttpHeaders clear() {
+    Arrays.fill(text, 0, 2 * size, null);
+    size = 0;
+    present = 0;
+    return this;
+  }
+}

@@ -1,0 +1,687 @@
+package dev.parapet.proxy.http1;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.AsciiString;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The HTTP/1.1 message decoder both sides of the proxy share (RFC 9112): a head copied once, whose
+ * fields are handed on as views into that copy ({@link HeaderList}), then the body as {@link
+ * io.netty.handler.codec.http.HttpContent} pieces of at most {@code maxChunkSize} ending with a
+ * {@link LastHttpContent}, framed by Content-Length, chunked coding or (responses only) the
+ * connection's close. Subclasses read the start line and decide the framing ({@link
+ * OriginCodec.ResponseDecoder}, {@link RequestDecoder}).
+ *
+ * <p>Anything malformed becomes one message whose decoder result is a failure (a head if no head
+ * was passed on yet, else a last content), after which the connection's input is dropped: it cannot
+ * be trusted to find the next message.
+ *
+ * <p>Why not Netty's {@code HttpObjectDecoder}: it copies each value into a string and each field
+ * into a validating hash table, which the proxy then edits and re-encodes field by field; here a
+ * head is copied once, and unchanged fields are written on as the bytes they came in. It is also
+ * stricter where a proxy must be: Transfer-Encoding with Content-Length, obsolete line folding and
+ * conflicting lengths are errors (RFC 9112 §6.1, §5.2, §6.3), not repaired guesses.
+ */
+public abstract class Http1Decoder extends ByteToMessageDecoder {
+  /** Header names seen in most requests and responses, in the two spellings they come in. */
+  private static final String[] COMMON_NAMES = {
+    "Accept",
+    "Accept-Encoding",
+    "Accept-Language",
+    "Accept-Ranges",
+    "Age",
+    "Authorization",
+    "Cache-Control",
+    "Connection",
+    "Content-Encoding",
+    "Content-Length",
+    "Content-Type",
+    "Cookie",
+    "Date",
+    "ETag",
+    "Expires",
+    "Host",
+    "If-Modified-Since",
+    "If-None-Match",
+    "Keep-Alive",
+    "Last-Modified",
+    "Location",
+    "Origin",
+    "Referer",
+    "Retry-After",
+    "Server",
+    "Set-Cookie",
+    "Transfer-Encoding",
+    "User-Agent",
+    "Vary",
+    "Via",
+    "Proxy-Status",
+    "Content-Range",
+    "Content-Language",
+    "Content-Disposition",
+    "Access-Control-Allow-Origin",
+    "Strict-Transport-Security",
+    "X-Content-Type-Options",
+    "X-Forwarded-For",
+    "X-Forwarded-Proto",
+    "X-Frame-Options",
+    "Link",
+    "Parapet-Deadline",
+  };
+
+  /**
+   * {@link #COMMON_NAMES} and their lowercase forms by length, then by first byte (mostly one
+   * candidate each): a name is looked up with a compare or two, not a scan.
+   */
+  private static final AsciiString[][][] NAMES = names();
+
+  /** Little-endian longs out of a byte array, for the eight-bytes-at-a-time searches. */
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  static final byte[] HTTP_1_1_BYTES = "HTTP/1.1".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] HTTP_1_0_BYTES = "HTTP/1.0".getBytes(StandardCharsets.US_ASCII);
+
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGHS = 0x8080808080808080L;
+
+  enum State {
+    HEAD,
+    FIXED,
+    CHUNK_SIZE,
+    CHUNK_DATA,
+    CHUNK_END,
+    TRAILERS,
+    UNTIL_CLOSE,
+    FAILED
+  }
+
+  final int maxInitialLineLength;
+  final int maxHeaderSize;
+  private final int maxChunkSize;
+
+  /** Decoding requests (a server's side): stricter where RFC 9112 asks a server to be. */
+  private final boolean request;
+
+  /** "request" or "response", for messages. */
+  private final String what;
+
+  State state = State.HEAD;
+
+  /** FIXED: body bytes to come; CHUNK_DATA: bytes to come of the current chunk. */
+  long remaining;
+
+  /** While looking for the end of a head or trailer section: bytes already searched. */
+  private int scanned;
+
+  /** ... and where, relative to the reader index, the line being searched began. */
+  private int lineStart;
+
+  /**
+   * @param maxInitialLineLength the longest start line accepted
+   * @param maxHeaderSize the largest header section accepted
+   * @param maxChunkSize the largest body piece passed on at once
+   * @param request whether requests are decoded (else responses)
+   */
+  Http1Decoder(int maxInitialLineLength, int maxHeaderSize, int maxChunkSize, boolean request) {
+    if (maxInitialLineLength + maxHeaderSize >= HeaderList.MAX_HEAD) {
+      throw new IllegalArgumentException(
+          "maxInitialLineLength + maxHeaderSize : "
+              + (maxInitialLineLength + maxHeaderSize)
+              + " (expected: < "
+              + HeaderList.MAX_HEAD
+              + ", heads are described with 16-bit offsets)");
+    }
+    this.maxInitialLineLength = maxInitialLineLength;
+    this.maxHeaderSize = maxHeaderSize;
+    this.maxChunkSize = maxChunkSize;
+    this.request = request;
+    this.what = request ? "request" : "response";
+  }
+
+  private static AsciiString[][][] names() {
+    int longest = 0;
+    for (String n : COMMON_NAMES) {
+      longest = Math.max(longest, n.length());
+    }
+    AsciiString[][][] out = new AsciiString[longest + 1][128][];
+    for (String name : COMMON_NAMES) {
+      for (String n : new String[] {name, name.toLowerCase(Locale.ROOT)}) {
+        AsciiString[] before = out[n.length()][n.charAt(0)];
+        AsciiString[] after =
+            before == null ? new AsciiString[1] : Arrays.copyOf(before, before.length + 1);
+        after[after.length - 1] = AsciiString.cached(n);
+        out[n.length()][n.charAt(0)] = after;
+      }
+    }
+    return out;
+  }
+
+  static boolean sameBytes(byte[] a, int start, int length, byte[] b, int bStart) {
+    return Arrays.equals(a, start, start + length, b, bStart, bStart + length); // vectorized
+  }
+
+  /**
+   * Reads the head in {@code b} (start line, fields, the empty line), adds the message to {@code
+   * out} and sets {@link #state} (and {@link #remaining}) for its body; throws {@link
+   * ProblemException} or a {@link TooLongFrameException} if it is not acceptable.
+   */
+  abstract void parseHead(byte[] b, List<Object> out);
+
+  /** The message passed on for a head that could not be accepted, its decoder result set. */
+  abstract HttpMessage failedHead(Exception cause);
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    while (in.isReadable()) {
+      try {
+        if (!step(in, out)) {
+          return;
+        }
+      } catch (ProblemException | TooLongFrameException e) {
+        fail(in, out, e);
+        return;
+      }
+    }
+  }
+
+  /** One step of the current state; false when it needs more input. */
+  private boolean step(ByteBuf in, List<Object> out) {
+    switch (state) {
+      case HEAD -> {
+        return readHead(in, out);
+      }
+      case FIXED -> {
+        int n = (int) Math.min(Math.min(remaining, in.readableBytes()), maxChunkSize);
+        ByteBuf piece = in.readRetainedSlice(n);
+        remaining -= n;
+        if (remaining == 0) {
+          out.add(new DefaultLastHttpContent(piece, EmptyHttpHeaders.INSTANCE)); // no trailers
+          state = State.HEAD;
+        } else {
+          out.add(new DefaultHttpContent(piece));
+        }
+        return true;
+      }
+      case UNTIL_CLOSE -> {
+        out.add(
+            new DefaultHttpContent(
+                in.readRetainedSlice(Math.min(in.readableBytes(), maxChunkSize))));
+        return true;
+      }
+      case CHUNK_SIZE -> {
+        return readChunkSize(in);
+      }
+      case CHUNK_DATA -> {
+        int n = (int) Math.min(Math.min(remaining, in.readableBytes()), maxChunkSize);
+        out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+        remaining -= n;
+        if (remaining == 0) {
+          state = State.CHUNK_END;
+        }
+        return true;
+      }
+      case CHUNK_END -> {
+        byte b = in.getByte(in.readerIndex());
+        if (b == '\n') {
+          lineFeedOnly("the end of chunk data");
+          in.skipBytes(1);
+        } else if (b == '\r') {
+          if (in.readableBytes() < 2) {
+            return false;
+          }
+          if (in.getByte(in.readerIndex() + 1) != '\n') {
+            throw new ProblemException("chunk data not followed by CRLF");
+          }
+          in.skipBytes(2);
+        } else {
+          throw new ProblemException("chunk data longer than its size");
+        }
+        state = State.CHUNK_SIZE;
+        return true;
+      }
+      case TRAILERS -> {
+        return readTrailers(in, out);
+      }
+      default -> {
+        in.skipBytes(in.readableBytes()); // FAILED: nothing here can be framed any more
+        return false;
+      }
+    }
+  }
+
+  @Override
+  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
+      throws Exception {
+    super.decodeLast(ctx, in, out);
+    if (state == State.UNTIL_CLOSE) {
+      // The close is the end of this body. A body framed otherwise that ends here is cut short:
+      // nothing is emitted, and the connection's close tells the exchange so.
+      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+      state = State.HEAD;
+    }
+  }
+
+  private void fail(ByteBuf in, List<Object> out, Exception cause) {
+    boolean headPassedOn = state != State.HEAD;
+    state = State.FAILED;
+    in.skipBytes(in.readableBytes());
+    if (headPassedOn) {
+      LastHttpContent c =
+          new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, EmptyHttpHeaders.INSTANCE);
+      c.setDecoderResult(DecoderResult.failure(cause));
+      out.add(c);
+    } else {
+      HttpMessage m = failedHead(cause);
+      m.setDecoderResult(DecoderResult.failure(cause));
+      out.add(m);
+    }
+  }
+
+  /**
+   * A line {@code where} ends with a bare line feed: accepted in a response (a proxy repairs what
+   * it forwards), refused in a request (RFC 9112 §2.2 lets a server refuse it, and a line end read
+   * two ways is what request smuggling is made of).
+   */
+  private void lineFeedOnly(String where) {
+    if (request) {
+      throw new ProblemException("a bare line feed ends " + where);
+    }
+  }
+
+  /**
+   * Finds the end of a section of lines ending with an empty line, searching only bytes not
+   * searched before. Returns the index after that empty line, or -1 if it has not arrived.
+   */
+  private int sectionEnd(ByteBuf in, int limit, String section) {
+    int base = in.readerIndex();
+    int end = in.writerIndex();
+    int from = base + scanned;
+    while (true) {
+      int lf = in.indexOf(from, end, (byte) '\n');
+      if (lf < 0) {
+        scanned = end - base;
+        if (scanned > limit) {
+          throw new TooLongHttpHeaderException(section + " larger than " + limit + " bytes");
+        }
+        return -1;
+      }
+      int line = base + lineStart;
+      if (lf == line || (lf == line + 1 && in.getByte(line) == '\r')) {
+        scanned = 0;
+        lineStart = 0;
+        if (lf + 1 - base > limit) {
+          throw new TooLongHttpHeaderException(section + " larger than " + limit + " bytes");
+        }
+        return lf + 1;
+      }
+      lineStart = lf + 1 - base;
+      from = lf + 1;
+    }
+  }
+
+  private boolean readHead(ByteBuf in, List<Object> out) {
+    if (scanned == 0) {
+      // Stray line ends between responses are skipped (RFC 9112 §2.2 allows it for requests).
+      while (in.isReadable()) {
+        byte b = in.getByte(in.readerIndex());
+        if (b != '\r' && b != '\n') {
+          break;
+        }
+        in.skipBytes(1);
+      }
+      if (!in.isReadable()) {
+        return false;
+      }
+    }
+    int end = sectionEnd(in, maxInitialLineLength + maxHeaderSize, what + " head");
+    if (end < 0) {
+      return false;
+    }
+    byte[] head = new byte[end - in.readerIndex()];
+    in.readBytes(head);
+    parseHead(head, out);
+    return true;
+  }
+
+  /**
+   * Reads the field lines of {@code b} from {@code pos} up to the empty line into {@code h}: the
+   * name up to its colon, then the value up to its line end, each found eight bytes at a time; a
+   * name is a common one (a token by construction) or checked to be a token, so a colon found on a
+   * later line cannot pass. Every line ends with a line feed (see {@link #sectionEnd}), which stops
+   * each search. In a request, whitespace before the colon and a bare line feed are errors (RFC
+   * 9112 §5.1, §2.2: a server rejects the first, and may the second, which lets a line be read two
+   * ways); a proxy repairs both in a response.
+   */
+  final void readFields(byte[] b, int pos, HeaderList h) {
+    int n = b.length;
+    while (true) {
+      int j = pos;
+      byte c = b[j];
+      if (c == '\n' || (c == '\r' && b[j + 1] == '\n')) {
+        if (c == '\n') {
+          lineFeedOnly("the empty line ending a header section");
+        }
+        return; // the empty line: end of the section
+      }
+      if (c == ' ' || c == '\t') {
+        throw new ProblemException("obsolete line folding in a header section");
+      }
+      int colon = indexOfColon(b, j, n);
+      if (colon < 0) {
+        throw new ProblemException("a header line without a colon: " + text(b, pos, n));
+      }
+      int nameEnd = colon;
+      if (request && colon > pos && isOws(b[colon - 1])) {
+        throw new ProblemException("whitespace between a header name and its colon");
+      }
+      while (nameEnd > pos && isOws(b[nameEnd - 1])) {
+        nameEnd--; // RFC 9112 §5.1: whitespace before the colon is removed by a proxy
+      }
+      AsciiString name = name(b, pos, nameEnd - pos);
+      boolean verbatim = nameEnd == colon;
+      j = colon + 1;
+      while (isOws(b[j])) {
+        j++;
+      }
+      int valueStart = j;
+      while (true) {
+        j = indexOfControl(b, j, n);
+        c = b[j];
+        if (c != '\t') {
+          break;
+        }
+        j++;
+      }
+      int lineFeed;
+      if (c == '\r' && b[j + 1] == '\n') {
+        lineFeed = j + 1;
+      } else if (c == '\n') {
+        lineFeedOnly("a header field line");
+        lineFeed = j;
+        verbatim = false; // a bare line feed: the line is written on with CRLF
+      } else {
+        throw new ProblemException("a control character in the value of " + text(b, pos, nameEnd));
+      }
+      int valueEnd = j;
+      while (valueEnd > valueStart && isOws(b[valueEnd - 1])) {
+        valueEnd--;
+      }
+      h.addReceived(name, valueStart, valueEnd, verbatim ? pos : -1, lineFeed + 1);
+      pos = lineFeed + 1;
+    }
+  }
+
+  private boolean readChunkSize(ByteBuf in) {
+    int lf = in.indexOf(in.readerIndex(), in.writerIndex(), (byte) '\n');
+    if (lf < 0) {
+      if (in.readableBytes() > maxInitialLineLength) {
+        throw new TooLongHttpLineException(
+            "chunk size line longer than " + maxInitialLineLength + " bytes");
+      }
+      return false;
+    }
+    int i = in.readerIndex();
+    int end = lf > i && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
+    if (end == lf) {
+      lineFeedOnly("a chunk size line");
+    }
+    long size = 0;
+    int digits = 0;
+    for (; i < end; i++) {
+      int d = Character.digit(in.getByte(i), 16);
+      if (d < 0) {
+        break;
+      }
+      if (++digits > 15) {
+        throw new ProblemException("chunk size too large");
+      }
+      size = size * 16 + d;
+    }
+    if (digits == 0) {
+      throw new ProblemException("invalid chunk size line");
+    }
+    for (; i < end; i++) {
+      byte b = in.getByte(i);
+      if (b == ';') {
+        break; // extensions: ignored
+      }
+      if (!isOws(b)) {
+        throw new ProblemException("invalid chunk size line");
+      }
+    }
+    for (; i < end; i++) {
+      if (isControl(in.getByte(i))) {
+        throw new ProblemException("a control character in a chunk extension");
+      }
+    }
+    in.readerIndex(lf + 1);
+    if (size == 0) {
+      state = State.TRAILERS;
+    } else {
+      remaining = size;
+      state = State.CHUNK_DATA;
+    }
+    return true;
+  }
+
+  private boolean readTrailers(ByteBuf in, List<Object> out) {
+    int end = sectionEnd(in, maxHeaderSize, "trailer section");
+    if (end < 0) {
+      return false;
+    }
+    byte[] b = new byte[end - in.readerIndex()];
+    in.readBytes(b);
+    HeaderList trailers = new HeaderList(b, 4);
+    readFields(b, 0, trailers); // may fail: still in TRAILERS, so the failure is the body's end
+    state = State.HEAD;
+    // Framing fields have no place in trailers (RFC 9110 §6.5.1).
+    trailers.remove(HttpHeaderNames.CONTENT_LENGTH);
+    trailers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+    trailers.remove(HttpHeaderNames.TRAILER);
+    out.add(
+        trailers.isEmpty()
+            ? LastHttpContent.EMPTY_LAST_CONTENT
+            : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, trailers));
+    return true;
+  }
+
+  /** The name's constant if it is a common one, else a checked view of its bytes. */
+  static AsciiString name(byte[] b, int start, int length) {
+    AsciiString known = known(b, start, length);
+    if (known != null) {
+      return known; // a token: COMMON_NAMES are
+    }
+    AsciiString name = new AsciiString(b, start, length, false);
+    if (length == 0 || HttpHeaderValidationUtil.validateToken(name) >= 0) {
+      throw new ProblemException("a header name with an invalid character: " + name);
+    }
+    return name;
+  }
+
+  static @Nullable AsciiString known(byte[] sb, int start, int length) {
+    if (length <= 0 || length >= NAMES.length || sb[start] < 0) {
+      return null;
+    }
+    AsciiString[] candidates = NAMES[length][sb[start]];
+    if (candidates != null) {
+      for (AsciiString n : candidates) {
+        if (sameBytes(sb, start, length, n.array(), n.arrayOffset())) {
+          return n;
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A Content-Length value: one number, or a list of the same number (RFC 9110 §8.6), and the same
+   * as any earlier field's. Why not Netty's {@code HttpUtil.normalizeAndGetContentLength}: it wants
+   * the values as a list and turns each into a String (split with {@code String.split} when it
+   * holds a list), allocations on every response, and it skips the same-number check for HTTP/1.0
+   * responses, which a proxy must not.
+   */
+  static long contentLength(CharSequence value, long before) {
+    long length = -1;
+    int n = value.length();
+    int i = 0;
+    while (i < n) {
+      int start = i;
+      long v = 0;
+      while (i < n && isDigit(at(value, i))) {
+        if (i - start >= 18) {
+          throw new ProblemException("Content-Length too large");
+        }
+        v = v * 10 + (at(value, i) - '0');
+        i++;
+      }
+      if (i == start) {
+        throw new ProblemException("invalid Content-Length: " + value);
+      }
+      if (length >= 0 && v != length) {
+        throw new ProblemException("conflicting Content-Length values: " + value);
+      }
+      length = v;
+      while (i < n && isOws(at(value, i))) {
+        i++;
+      }
+      if (i < n) {
+        if (at(value, i) != ',') {
+          throw new ProblemException("invalid Content-Length: " + value);
+        }
+        i++;
+        while (i < n && isOws(at(value, i))) {
+          i++;
+        }
+        if (i == n) {
+          throw new ProblemException("invalid Content-Length: " + value);
+        }
+      }
+    }
+    if (before >= 0 && before != length) {
+      throw new ProblemException("conflicting Content-Length fields");
+    }
+    return length;
+  }
+
+  /** A value's character as the byte it came as (values are ISO-8859-1). */
+  static byte at(CharSequence value, int i) {
+    return (byte) value.charAt(i);
+  }
+
+  static boolean lastCodingIsChunked(CharSequence value) {
+    int end = value.length();
+    while (end > 0 && (isOws(at(value, end - 1)) || at(value, end - 1) == ',')) {
+      end--;
+    }
+    int start = end;
+    while (start > 0 && at(value, start - 1) != ',' && !isOws(at(value, start - 1))) {
+      start--;
+    }
+    return end - start == 7
+        && AsciiString.regionMatches(value, true, start, HttpHeaderValues.CHUNKED, 0, 7);
+  }
+
+  /** The index of the first ':' in {@code b[from, to)}, or -1; eight bytes at a time. */
+  static int indexOfColon(byte[] b, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long x = (long) LONGS.get(b, i) ^ 0x3A3A3A3A3A3A3A3AL; // ':' bytes become zero
+      long zero = (x - ONES) & ~x & HIGHS; // the lowest flagged byte is exact
+      if (zero != 0) {
+        return i + (Long.numberOfTrailingZeros(zero) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
+      if (b[i] == ':') {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The index of the first control byte (below 0x20, HTAB included, or DEL) in {@code b[from, to)},
+   * or {@code to}; eight bytes at a time.
+   */
+  static int indexOfControl(byte[] b, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long x = (long) LONGS.get(b, i);
+      long del = x ^ 0x7F7F7F7F7F7F7F7FL;
+      long flagged = (((x - 0x2020202020202020L) & ~x) | ((del - ONES) & ~del)) & HIGHS;
+      if (flagged != 0) {
+        return i + (Long.numberOfTrailingZeros(flagged) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
+      if ((b[i] >= 0 && b[i] < 0x20) || b[i] == 0x7F) {
+        return i;
+      }
+    }
+    return to;
+  }
+
+  static int indexOf(byte[] b, int from, int to, byte wanted) {
+    for (int i = from; i < to; i++) {
+      if (b[i] == wanted) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
+  }
+
+  static boolean isOws(byte b) {
+    return b == ' ' || b == '\t';
+  }
+
+  static boolean isControl(byte b) {
+    return (b >= 0 && b < 0x20 && b != '\t') || b == 0x7F;
+  }
+
+  static String text(byte[] b, int from, int to) {
+    int end = Math.min(to, from + 80);
+    StringBuilder s = new StringBuilder(end - from);
+    for (int i = from; i < end; i++) {
+      char c = (char) (b[i] & 0xFF);
+      s.append(c < 0x20 || c >= 0x7F ? '?' : c);
+    }
+    return s.toString();
+  }
+
+  /** A message the decoder cannot frame or accept; its message says why. */
+  static final class ProblemException extends CorruptedFrameException {
+    private static final long serialVersionUID = 1L;
+
+    ProblemException(String message) {
+      super(message);
+    }
+  }
+}
