@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The cascade benchmark (issue 5): edge -> shield -> origin on loopback, a healthy route (/static/)
-# and a sick one (/api/) behind the same tiers, an open-loop load at a constant rate, and the API
-# origin's timeline: healthy -> brownout (p50 120 ms -> 4 s) -> hard down (hanging, then refusing)
-# -> recovery. Played three times with the same origins and load:
+# The cascade benchmark: edge -> shield -> origin on loopback, a healthy route (/static/) and a
+# sick one (/api/) behind the same tiers, an open-loop load at a constant rate, and the API origin's
+# timeline: healthy -> brownout (p50 120 ms -> 4 s) -> hard down (hanging, then refusing) ->
+# recovery. Played three times with the same origins and load:
 #   1. nginx edge and shield built the seed-001 way (30 s timeouts, retries at every tier),
 #   2. Parapet with breakers in shadow mode (everything else on: cache, retries, admission),
 #   3. Parapet enforcing.
