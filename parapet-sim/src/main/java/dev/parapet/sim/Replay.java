@@ -28,7 +28,7 @@ import java.util.TreeMap;
 
 /**
  * Shadow replay of an access log: what a breaker policy would have done (DESIGN "Shadow mode:
- * compute and log everything, reject nothing"; issue 7 "tuning in shadow before enforcing").
+ * compute and log everything, reject nothing": tuning in shadow before enforcing).
  *
  * <p>How it works. Each record (time, route, status, latency) is a request that starts at {@code
  * time} and completes {@code latency} later; both are events on the {@link Engine}, so the real

@@ -21,7 +21,7 @@ import io.netty.handler.codec.http.HttpMethod;
  *       (explicitly meant for shared caches), or names {@code Set-Cookie} in a qualified {@code
  *       private} / {@code no-cache} (then the field is not stored). RFC 9111 allows storing it, but
  *       a shared copy of one user's cookie is the classic session leak, so this cache requires the
- *       origin to opt in (issue 6);
+ *       origin to opt in;
  *   <li>{@code Vary} does not contain {@code *} (§4.1: it could never be reused);
  *   <li>the response has a freshness lifetime: explicit ({@code s-maxage}, {@code max-age}, {@code
  *       Expires}), or the route's {@code default_ttl} for a heuristically cacheable status or a

@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Listener-wide settings of the data plane (DESIGN.md's top-level keys and the hostile-input limits
- * of issue 4).
+ * Listener-wide settings of the data plane: DESIGN.md's top-level keys and the limits on hostile
+ * input.
  *
  * @param name this proxy's name in Proxy-Status, Via and logs
  * @param listen where clients connect
