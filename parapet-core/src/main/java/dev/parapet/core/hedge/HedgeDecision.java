@@ -11,7 +11,9 @@ public enum HedgeDecision {
   /** Hedges already reached their share of requests (15 %). */
   RATE_EXHAUSTED,
   /** The extra-load budget (shared with retries, when shared) is full. */
-  EXTRA_LOAD_EXHAUSTED;
+  EXTRA_LOAD_EXHAUSTED,
+  /** The overload manager has switched hedges off (decided by the caller, not the policy). */
+  OVERLOAD;
 
   /** Whether the hedge goes ahead. */
   public boolean isHedge() {

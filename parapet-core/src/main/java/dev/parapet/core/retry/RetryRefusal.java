@@ -13,7 +13,12 @@ public enum RetryRefusal {
   /** The delay (backoff or Retry-After) leaves less than {@code minUseful} of the deadline. */
   DEADLINE(-3L),
   /** The retry budget is full. */
-  BUDGET(-4L);
+  BUDGET(-4L),
+  /**
+   * The overload manager has switched retries off (heap, CPU or event-loop lag over its threshold):
+   * extra load is the first thing an overloaded proxy stops making.
+   */
+  OVERLOAD(-5L);
 
   private final long code;
 
@@ -34,6 +39,6 @@ public enum RetryRefusal {
       }
     }
     throw new IllegalArgumentException(
-        "decision : " + decision + " (expected: one of -1, -2, -3, -4)");
+        "decision : " + decision + " (expected: one of -1, -2, -3, -4, -5)");
   }
 }

@@ -1,0 +1,150 @@
+package dev.parapet.core.exchange;
+
+import dev.parapet.core.hedge.HedgePolicy;
+import dev.parapet.core.latency.RollingLatencyHistogram;
+import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.core.retry.ExtraLoadBudget;
+import dev.parapet.core.retry.RetryOn;
+import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.time.Durations;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How attempts at one origin are made and judged: the per-attempt timeout, the classifier that
+ * turns a response into evidence, the rolling latency that hedging reads, and the extra-load
+ * policies — retries and hedges over one shared {@link ExtraLoadBudget} (seed 001: "hedged requests
+ * with a strict retry budget"). Built once per origin and shared by every request to it: the
+ * budgets and the latency histogram are thread-safe.
+ */
+public final class AttemptPolicy {
+  private final long attemptTimeoutNanos;
+  private final OutcomeClassifier classifier;
+  private final RollingLatencyHistogram latency;
+  private final RetryPolicy retry;
+  private final RetryOn retryOn;
+  private final @Nullable HedgePolicy hedge;
+  private final long fixedHedgeDelayNanos;
+
+  private AttemptPolicy(Builder b) {
+    this.attemptTimeoutNanos = b.attemptTimeoutNanos;
+    this.classifier = b.classifier;
+    this.latency = b.latency;
+    this.retry = Objects.requireNonNull(b.retry, "retry");
+    this.retryOn = b.retryOn;
+    this.hedge = b.hedge;
+    this.fixedHedgeDelayNanos = b.fixedHedgeDelayNanos;
+    if (hedge != null && hedge.extraLoad() != retry.budget()) {
+      throw new IllegalArgumentException(
+          "hedge extra-load budget : another one (expected: the retry policy's budget)");
+    }
+  }
+
+  /**
+   * A policy with the given timeout and retry policy, the standard classifier and no hedging.
+   *
+   * @param attemptTimeout an attempt's timeout before the deadline shortens it, > 0
+   * @param retry the retry policy (its budget is the origin's extra-load budget)
+   */
+  public static Builder builder(Duration attemptTimeout, RetryPolicy retry) {
+    return new Builder(Durations.positiveNanos("attemptTimeout", attemptTimeout), retry);
+  }
+
+  /** An attempt's timeout before the request's deadline shortens it. */
+  public long attemptTimeoutNanos() {
+    return attemptTimeoutNanos;
+  }
+
+  /** Turns a response status and latency into evidence. */
+  public OutcomeClassifier classifier() {
+    return classifier;
+  }
+
+  /** The origin's rolling response latency (recorded per response head; hedging reads its p95). */
+  public RollingLatencyHistogram latency() {
+    return latency;
+  }
+
+  public RetryPolicy retry() {
+    return retry;
+  }
+
+  /** Which failures are worth a retry. */
+  public RetryOn retryOn() {
+    return retryOn;
+  }
+
+  /** The hedge policy, or null when this origin does not hedge. */
+  public @Nullable HedgePolicy hedge() {
+    return hedge;
+  }
+
+  /** Retries and hedges in flight together stay within this budget. */
+  public ExtraLoadBudget extraLoad() {
+    return retry.budget();
+  }
+
+  /** When to hedge a request starting now, or {@link HedgePolicy#NO_HEDGE}. */
+  public long hedgeDelayNanos(long nowNanos) {
+    HedgePolicy h = hedge;
+    if (h == null) {
+      return HedgePolicy.NO_HEDGE;
+    }
+    return fixedHedgeDelayNanos >= 0 ? fixedHedgeDelayNanos : h.delayNanos(nowNanos);
+  }
+
+  /** Builds an {@link AttemptPolicy}. */
+  public static final class Builder {
+    private final long attemptTimeoutNanos;
+    private final RetryPolicy retry;
+    private OutcomeClassifier classifier = OutcomeClassifier.standard();
+    private RollingLatencyHistogram latency = RollingLatencyHistogram.withDefaults(0);
+    private RetryOn retryOn = RetryOn.DEFAULTS;
+    private @Nullable HedgePolicy hedge;
+    private long fixedHedgeDelayNanos = -1;
+
+    private Builder(long attemptTimeoutNanos, RetryPolicy retry) {
+      this.attemptTimeoutNanos = attemptTimeoutNanos;
+      this.retry = retry;
+    }
+
+    public Builder classifier(OutcomeClassifier classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    /** The origin's latency histogram; the hedge policy, if any, must read the same one. */
+    public Builder latency(RollingLatencyHistogram latency) {
+      this.latency = Objects.requireNonNull(latency, "latency");
+      return this;
+    }
+
+    public Builder retryOn(RetryOn retryOn) {
+      this.retryOn = Objects.requireNonNull(retryOn, "retryOn");
+      return this;
+    }
+
+    /**
+     * Hedge after the policy's rolling quantile; its extra-load budget must be the retries' one.
+     */
+    public Builder hedge(HedgePolicy hedge) {
+      this.hedge = Objects.requireNonNull(hedge, "hedge");
+      this.fixedHedgeDelayNanos = -1;
+      return this;
+    }
+
+    /**
+     * Hedge after a fixed delay instead of the rolling quantile (the policy's caps still apply).
+     */
+    public Builder hedge(HedgePolicy hedge, Duration fixedDelay) {
+      this.hedge = Objects.requireNonNull(hedge, "hedge");
+      this.fixedHedgeDelayNanos = Durations.nonNegativeNanos("fixedDelay", fixedDelay);
+      return this;
+    }
+
+    public AttemptPolicy build() {
+      return new AttemptPolicy(this);
+    }
+  }
+}
