@@ -9,7 +9,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.Ticker;
-import dev.parapet.proxy.server.IncidentMode;
+import dev.parapet.proxy.flow.IncidentMode;
 import dev.parapet.proxy.server.ProxyServer;
 import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.bootstrap.ServerBootstrap;

@@ -1,7 +1,7 @@
 package dev.parapet.proxy.admin;
 
 import dev.parapet.core.breaker.CircuitBreaker;
-import dev.parapet.proxy.server.ProxyError;
+import dev.parapet.proxy.http.ProxyError;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.cache;
 
+import dev.parapet.proxy.http.ProxyError;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +44,22 @@ public enum StaleTrigger {
   /** True when the origin sent a response (which can be forwarded instead of a stale one). */
   public boolean originAnswered() {
     return originAnswered;
+  }
+
+  /**
+   * The trigger of a local error, or null when the error says nothing about the origin's
+   * availability (a malformed request, no route).
+   */
+  public static @Nullable StaleTrigger of(ProxyError error) {
+    return switch (error) {
+      case BREAKER_OPEN -> BREAKER_OPEN;
+      case CONNECTION_LIMIT -> POOL_LIMIT;
+      case SHED -> SHED;
+      case CONNECT_TIMEOUT, CONNECTION_REFUSED, CONNECTION_TERMINATED, MALFORMED_RESPONSE ->
+          CONNECT_ERROR;
+      case RESPONSE_TIMEOUT, DEADLINE_TOO_SHORT -> TIMEOUT;
+      default -> null;
+    };
   }
 
   /** The trigger for an origin status, or null when that status is not an error RFC 5861 names. */

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.config;
 
 import dev.parapet.core.outcome.StatusSet;
+import dev.parapet.core.retry.RetryOn;
 import dev.parapet.proxy.config.MappingReader.ShareRange;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;

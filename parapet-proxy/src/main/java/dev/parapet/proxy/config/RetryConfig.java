@@ -1,5 +1,6 @@
 package dev.parapet.proxy.config;
 
+import dev.parapet.core.retry.RetryOn;
 import java.time.Duration;
 
 /**

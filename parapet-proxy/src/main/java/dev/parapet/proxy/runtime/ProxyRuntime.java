@@ -18,11 +18,11 @@ import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.OriginConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.ProxySettings;
 import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
@@ -95,19 +95,16 @@ public final class ProxyRuntime implements AutoCloseable {
       throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
     ProxyServer proxy =
-        new ProxyServer(
-            settings(config),
-            routes(config),
-            origins(config, ticker.read()),
-            cache(config, null),
-            ticker,
-            random,
-            threads,
-            OverloadMonitor.ofJvm(OverloadMonitor.thresholds(config.overload()), ticker),
-            transport);
-    if (config.accessLog() != null) {
-      proxy.accessLog(config.accessLog());
-    }
+        ProxyServer.builder(settings(config))
+            .routes(routes(config))
+            .origins(origins(config, ticker.read()))
+            .cache(cache(config, null))
+            .clock(ticker, random)
+            .threads(threads)
+            .overload(OverloadMonitor.ofJvm(OverloadMonitor.thresholds(config.overload()), ticker))
+            .transport(transport)
+            .accessLog(config.accessLog())
+            .build();
     proxy.start();
     AdminServer admin;
     try {

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.server;
 
 import dev.parapet.core.admission.AdmissionController;
+import dev.parapet.core.admission.RejectReason;
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.BreakerPolicy;
@@ -13,6 +14,12 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.flow.AccessLog;
+import dev.parapet.proxy.flow.ClientLimits;
+import dev.parapet.proxy.flow.IncidentMode;
+import dev.parapet.proxy.flow.ProxyContext;
+import dev.parapet.proxy.flow.ProxySettings;
+import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.http1.ClientCodec;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.net.Transport;
@@ -29,7 +36,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
-import io.netty.util.HashedWheelTimer;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,12 +46,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One Parapet listener: a Netty HTTP/1.1 server whose client connections are each handled by a
- * {@link ClientConnection}, with origin pools, breakers and routes shared by all of them.
+ * One Parapet listener: a Netty HTTP/1.1 server whose client connections each hand their requests
+ * to a {@link dev.parapet.proxy.flow.RequestFlow} ({@link ClientConnection}), with origin pools,
+ * breakers, admission control and the edge cache shared by all of them through one {@link
+ * ProxyContext} per configuration. Built by {@link #builder}.
  *
  * <p>Breakers are keyed by what configuration names (origins, routes, hosts), so their number is
  * bounded by construction; the registry is sized to exactly those keys.
@@ -58,13 +67,12 @@ public final class ProxyServer implements AutoCloseable {
   private final Ticker ticker;
   private final RandomSource random;
   private final BreakerListener listeners;
-  private final HashedWheelTimer timeouts;
   private final EventLoopGroup group;
   private final Transport transport;
   private final OverloadMonitor overload;
   private final IncidentMode incident = new IncidentMode();
+  private final @Nullable AccessLog accessLog;
   private volatile ProxyContext context;
-  private @Nullable AccessLog accessLog;
 
   /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
   private List<Route> routes;
@@ -72,101 +80,14 @@ public final class ProxyServer implements AutoCloseable {
   private @Nullable Channel serverChannel;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
 
-  /**
-   * @param threads event loop threads (0: Netty's default, twice the CPUs)
-   */
-  public ProxyServer(
-      ProxySettings settings,
-      List<Route> routes,
-      List<OriginSettings> origins,
-      Ticker ticker,
-      RandomSource random,
-      int threads) {
-    this(
-        settings,
-        routes,
-        origins,
-        EdgeCache.disabled(settings.name()),
-        ticker,
-        random,
-        threads,
-        OverloadMonitor.disabled());
-  }
-
-  /** A listener without an edge cache, with an overload monitor. */
-  public ProxyServer(
-      ProxySettings settings,
-      List<Route> routes,
-      List<OriginSettings> origins,
-      Ticker ticker,
-      RandomSource random,
-      int threads,
-      OverloadMonitor overload) {
-    this(
-        settings,
-        routes,
-        origins,
-        EdgeCache.disabled(settings.name()),
-        ticker,
-        random,
-        threads,
-        overload);
-  }
-
-  /** A listener with an edge cache, without an overload monitor. */
-  public ProxyServer(
-      ProxySettings settings,
-      List<Route> routes,
-      List<OriginSettings> origins,
-      EdgeCache cache,
-      Ticker ticker,
-      RandomSource random,
-      int threads) {
-    this(settings, routes, origins, cache, ticker, random, threads, OverloadMonitor.disabled());
-  }
-
-  /**
-   * @param cache the edge cache (its routes name the route ids that cache)
-   * @param threads event loop threads (0: Netty's default, twice the CPUs)
-   * @param overload the overload monitor; started and stopped with this server
-   */
-  public ProxyServer(
-      ProxySettings settings,
-      List<Route> routes,
-      List<OriginSettings> origins,
-      EdgeCache cache,
-      Ticker ticker,
-      RandomSource random,
-      int threads,
-      OverloadMonitor overload) {
-    this(
-        settings, routes, origins, cache, ticker, random, threads, overload, Transport.preferred());
-  }
-
-  /**
-   * @param cache the edge cache (its routes name the route ids that cache)
-   * @param threads event loop threads (0: Netty's default, twice the CPUs)
-   * @param overload the overload monitor; started and stopped with this server
-   * @param transport the sockets' transport (io_uring, epoll or NIO), for the listener and the
-   *     origin pools alike
-   */
-  public ProxyServer(
-      ProxySettings settings,
-      List<Route> routes,
-      List<OriginSettings> origins,
-      EdgeCache cache,
-      Ticker ticker,
-      RandomSource random,
-      int threads,
-      OverloadMonitor overload,
-      Transport transport) {
-    this.settings = settings;
-    this.overload = overload;
-    this.routes = List.copyOf(routes);
-    this.ticker = ticker;
-    this.random = random;
-    this.transport = transport;
-    this.group = new MultiThreadIoEventLoopGroup(threads, transport.ioHandlers());
+  private ProxyServer(Builder b) {
+    this.settings = b.settings;
+    this.overload = b.overload;
+    this.routes = List.copyOf(b.routes);
+    this.ticker = b.ticker;
+    this.random = b.random;
+    this.transport = b.transport;
+    this.group = new MultiThreadIoEventLoopGroup(b.threads, transport.ioHandlers());
     List<String> reasons = new ArrayList<>();
     for (ProxyError e : ProxyError.values()) {
       reasons.add(e.name());
@@ -175,8 +96,7 @@ public final class ProxyServer implements AutoCloseable {
     this.listeners = new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
     // Shed counters exist from the start (at zero): a dashboard shows "0 shed", not "no data".
     for (int priority = 1; priority <= 4; priority++) {
-      for (dev.parapet.core.admission.RejectReason reason :
-          dev.parapet.core.admission.RejectReason.values()) {
+      for (RejectReason reason : RejectReason.values()) {
         metrics.declare(
             "parapet.shed",
             "priority",
@@ -185,24 +105,104 @@ public final class ProxyServer implements AutoCloseable {
             reason.name().toLowerCase(Locale.ROOT));
       }
     }
-    // Hedge and retry delays, background-refresh timeouts: a wheel with 10 ms ticks; callbacks hop
-    // to the request's event loop. (Attempt timeouts are one check per client connection.)
-    this.timeouts =
-        new HashedWheelTimer(
-            r -> {
-              Thread t = new Thread(r, "parapet-timeouts");
-              t.setDaemon(true);
-              return t;
-            },
-            10,
-            TimeUnit.MILLISECONDS,
-            512);
     try {
-      this.context = build(settings, routes, pools(origins), cache, null, false).context();
+      Path logFile = b.accessLog;
+      this.accessLog = logFile == null ? null : new AccessLog(logFile);
+      AccessLog log = accessLog;
+      if (log != null) {
+        metrics.gauge("parapet.access.log.dropped", "listener", settings.name(), log::dropped);
+      }
+      this.context = build(settings, routes, pools(b.origins), b.cache, null, false).context();
     } catch (RuntimeException e) {
-      timeouts.stop();
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
+    }
+  }
+
+  /**
+   * A listener with {@code settings}; routes, origins and everything else are set on the builder.
+   */
+  public static Builder builder(ProxySettings settings) {
+    return new Builder(settings);
+  }
+
+  /**
+   * Assembles a {@link ProxyServer}; {@link #build()} makes it, {@link ProxyServer#start} binds.
+   */
+  public static final class Builder {
+    private final ProxySettings settings;
+    private List<Route> routes = List.of();
+    private List<OriginSettings> origins = List.of();
+    private EdgeCache cache;
+    private Ticker ticker = Ticker.system();
+    private RandomSource random = RandomSource.seeded(System.nanoTime());
+    private int threads;
+    private OverloadMonitor overload = OverloadMonitor.disabled();
+    private Transport transport = Transport.preferred();
+    private @Nullable Path accessLog;
+
+    private Builder(ProxySettings settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+      this.cache = EdgeCache.disabled(settings.name());
+    }
+
+    public Builder routes(List<Route> routes) {
+      this.routes = List.copyOf(routes);
+      return this;
+    }
+
+    public Builder origins(List<OriginSettings> origins) {
+      this.origins = List.copyOf(origins);
+      return this;
+    }
+
+    /** The edge cache (its routes name the route ids that cache); none by default. */
+    public Builder cache(EdgeCache cache) {
+      this.cache = Objects.requireNonNull(cache, "cache");
+      return this;
+    }
+
+    /** The clock and the jitter source (seeded in tests, for the same draws every run). */
+    public Builder clock(Ticker ticker, RandomSource random) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /** Event loop threads; 0 (the default) is Netty's default, twice the CPUs. */
+    public Builder threads(int threads) {
+      if (threads < 0) {
+        throw new IllegalArgumentException("threads : " + threads + " (expected: >= 0)");
+      }
+      this.threads = threads;
+      return this;
+    }
+
+    /** The overload monitor, started and stopped with the server; none by default. */
+    public Builder overload(OverloadMonitor overload) {
+      this.overload = Objects.requireNonNull(overload, "overload");
+      return this;
+    }
+
+    /** The sockets' transport (io_uring, epoll or NIO), for the listener and the origin pools. */
+    public Builder transport(Transport transport) {
+      this.transport = Objects.requireNonNull(transport, "transport");
+      return this;
+    }
+
+    /** One JSON line per request to {@code file} (a new path needs a restart). */
+    public Builder accessLog(@Nullable Path file) {
+      this.accessLog = file;
+      return this;
+    }
+
+    /**
+     * The server, not yet listening.
+     *
+     * @throws IllegalArgumentException when a route names an unknown origin
+     */
+    public ProxyServer build() {
+      return new ProxyServer(this);
     }
   }
 
@@ -222,7 +222,7 @@ public final class ProxyServer implements AutoCloseable {
    */
   public Reconfigured reconfigure(
       ProxySettings newSettings, List<Route> routes, List<OriginSettings> origins) {
-    return reconfigure(newSettings, routes, origins, context.cache);
+    return reconfigure(newSettings, routes, origins, context.cache());
   }
 
   /** {@link #reconfigure(ProxySettings, List, List)} with a new (or the same) edge cache. */
@@ -231,7 +231,7 @@ public final class ProxyServer implements AutoCloseable {
       List<Route> routes,
       List<OriginSettings> origins,
       EdgeCache cache) {
-    ProxySettings current = context.settings;
+    ProxySettings current = context.settings();
     if (!newSettings.name().equals(current.name())
         || !newSettings.listen().equals(current.listen())) {
       throw new IllegalArgumentException(
@@ -252,10 +252,10 @@ public final class ProxyServer implements AutoCloseable {
       context = built.context();
       this.routes = List.copyOf(routes);
       if (serverChannel != null) {
-        built.context().origins.values().forEach(p -> p.start(group));
+        built.context().origins().values().forEach(p -> p.start(group));
       }
-      old.origins.values().forEach(OriginPool::stop);
-      old.origins.values().forEach(OriginPool::closeIdle);
+      old.origins().values().forEach(OriginPool::stop);
+      old.origins().values().forEach(OriginPool::closeIdle);
     }
     return new Reconfigured(routes.size(), origins.size(), built.kept(), built.fresh());
   }
@@ -276,7 +276,7 @@ public final class ProxyServer implements AutoCloseable {
     }
     incident.set(on ? Instant.now() : null);
     ProxyContext old = context;
-    Built built = build(old.settings, routes, old.origins, old.cache, old, true);
+    Built built = build(old.settings(), routes, old.origins(), old.cache(), old, true);
     context = built.context();
     return new IncidentMode.Change(on, true, incident.since(), built.fresh(), built.keptTripped());
   }
@@ -289,16 +289,16 @@ public final class ProxyServer implements AutoCloseable {
    */
   public synchronized int reconcileBreakers() {
     ProxyContext ctx = context;
-    Map<BreakerKey, BreakerPolicy> wanted = breakerPolicies(routes, ctx.origins, incident);
+    Map<BreakerKey, BreakerPolicy> wanted = breakerPolicies(routes, ctx.origins(), incident);
     int stale = 0;
     for (Map.Entry<BreakerKey, BreakerPolicy> e : wanted.entrySet()) {
-      CircuitBreaker b = ctx.breakers.find(e.getKey());
+      CircuitBreaker b = ctx.breakers().find(e.getKey());
       if (b != null && b.state() == State.CLOSED && !b.policy().equals(e.getValue())) {
         stale++;
       }
     }
     if (stale > 0) {
-      context = build(ctx.settings, routes, ctx.origins, ctx.cache, ctx, true).context();
+      context = build(ctx.settings(), routes, ctx.origins(), ctx.cache(), ctx, true).context();
     }
     return stale;
   }
@@ -364,7 +364,7 @@ public final class ProxyServer implements AutoCloseable {
             key -> {
               BreakerPolicy p = policies.get(key);
               BreakerPolicy policy = p == null ? BreakerPolicy.defaults() : p;
-              CircuitBreaker before = previous == null ? null : previous.breakers.find(key);
+              CircuitBreaker before = previous == null ? null : previous.breakers().find(key);
               if (before != null && before.policy().equals(policy)) {
                 kept[0]++;
                 return before;
@@ -382,36 +382,37 @@ public final class ProxyServer implements AutoCloseable {
       registry.get(key, ticker.read());
     }
     AdmissionController admission =
-        previous != null && sameAdmission(previous.settings.admission(), settings.admission())
-            ? previous.admission
+        previous != null && sameAdmission(previous.settings().admission(), settings.admission())
+            ? previous.admission()
             : admission(settings.admission());
     metrics.gauge(
         "parapet.concurrency.limit",
         "listener",
         settings.name(),
-        () -> context().admission.limit());
+        () -> context().admission().limit());
     metrics.gauge(
-        "parapet.inflight", "listener", settings.name(), () -> context().admission.inflight());
+        "parapet.inflight", "listener", settings.name(), () -> context().admission().inflight());
     metrics.gauge(
-        "parapet.queue.depth", "listener", settings.name(), () -> context().admission.queueDepth());
+        "parapet.queue.depth",
+        "listener",
+        settings.name(),
+        () -> context().admission().queueDepth());
+    ClientLimits clientLimits =
+        previous != null
+                && previous.clientLimits().max() == settings.admission().perClient().maxInflight()
+            ? previous.clientLimits()
+            : new ClientLimits(settings.admission().perClient().maxInflight());
     ProxyContext ctx =
-        new ProxyContext(
-            settings,
-            new RouteTable(routes),
-            pools,
-            registry,
-            ticker,
-            random,
-            metrics,
-            timeouts,
-            admission,
-            previous != null
-                    && previous.clientLimits.max() == settings.admission().perClient().maxInflight()
-                ? previous.clientLimits
-                : new ClientLimits(settings.admission().perClient().maxInflight()),
-            overload,
-            incident,
-            cache);
+        ProxyContext.builder(settings, metrics)
+            .routes(new RouteTable(routes))
+            .origins(pools)
+            .breakers(registry)
+            .clock(ticker, random)
+            .admission(admission, clientLimits)
+            .overload(overload, incident)
+            .cache(cache)
+            .accessLog(accessLog)
+            .build();
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
 
@@ -468,23 +469,8 @@ public final class ProxyServer implements AutoCloseable {
     return policies;
   }
 
-  /**
-   * Writes one JSON line per request to {@code file} (before {@link #start}; a new path needs a
-   * restart).
-   */
-  public ProxyServer accessLog(Path file) {
-    if (serverChannel != null) {
-      throw new IllegalStateException("accessLog : after start (expected: before start())");
-    }
-    AccessLog log = new AccessLog(file);
-    this.accessLog = log;
-    metrics.gauge("parapet.access.log.dropped", "listener", settings.name(), log::dropped);
-    return this;
-  }
-
   /** Binds the listener. */
   public ProxyServer start() throws InterruptedException {
-    AccessLog log = accessLog;
     long headerNanos = settings.headerTimeout().toNanos();
     long idleNanos = settings.idleTimeout().toNanos();
     ServerBootstrap b =
@@ -499,20 +485,24 @@ public final class ProxyServer implements AutoCloseable {
                   protected void initChannel(Channel ch) {
                     RequestHeadTimer timer =
                         new RequestHeadTimer(
-                            headerNanos, idleNanos, context.responses, metrics, ticker);
+                            headerNanos,
+                            idleNanos,
+                            context.responses(),
+                            context.viaMember(),
+                            metrics,
+                            ticker);
                     ch.pipeline()
                         .addLast("head-timer", timer)
                         .addLast(
                             ClientCodec.handlers(
                                 settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
                         .addLast("expect", new HttpServerExpectContinueHandler())
-                        .addLast(
-                            "proxy", new ClientConnection(ProxyServer.this::context, timer, log));
+                        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
     synchronized (this) {
-      context.origins.values().forEach(p -> p.start(group));
+      context.origins().values().forEach(p -> p.start(group));
     }
     overload.start(group);
     reconciling =
@@ -536,7 +526,7 @@ public final class ProxyServer implements AutoCloseable {
 
   /** The breakers (for the admin API and tests). */
   public BreakerRegistry breakers() {
-    return context.breakers;
+    return context.breakers();
   }
 
   /** The sockets' transport: epoll, io_uring or nio. */
@@ -551,17 +541,17 @@ public final class ProxyServer implements AutoCloseable {
 
   /** The listener's admission control (for the overload manager, the admin API and tests). */
   public AdmissionController admission() {
-    return context.admission;
+    return context.admission();
   }
 
   /** The edge cache in force. */
   public EdgeCache cache() {
-    return context.cache;
+    return context.cache();
   }
 
   /** The origin pools by name. */
   public Map<String, OriginPool> origins() {
-    return context.origins;
+    return context.origins();
   }
 
   @Override
@@ -575,9 +565,8 @@ public final class ProxyServer implements AutoCloseable {
     if (r != null) {
       r.cancel(false);
     }
-    context.origins.values().forEach(OriginPool::stop);
-    context.origins.values().forEach(OriginPool::closeIdle);
-    timeouts.stop();
+    context.origins().values().forEach(OriginPool::stop);
+    context.origins().values().forEach(OriginPool::closeIdle);
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     AccessLog log = accessLog;
     if (log != null) {

@@ -1,11 +1,17 @@
 package dev.parapet.proxy.server;
 
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.http.ForwardedHeaders;
+import dev.parapet.proxy.http.LocalResponses;
+import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.util.AsciiString;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +37,7 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
   private final long idleTimeoutNanos;
   private final long checkEveryNanos;
   private final LocalResponses responses;
+  private final AsciiString via;
   private final ProxyMetrics metrics;
   private final Ticker ticker;
   private Phase phase = Phase.IDLE;
@@ -42,6 +49,7 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
       long headerTimeoutNanos,
       long idleTimeoutNanos,
       LocalResponses responses,
+      AsciiString via,
       ProxyMetrics metrics,
       Ticker ticker) {
     this.headerTimeoutNanos = headerTimeoutNanos;
@@ -51,6 +59,7 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
             10_000_000L,
             Math.min(1_000_000_000L, Math.min(headerTimeoutNanos, idleTimeoutNanos) / 4));
     this.responses = responses;
+    this.via = via;
     this.metrics = metrics;
     this.ticker = ticker;
   }
@@ -115,8 +124,9 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
               ProxyError.HEADER_TIMEOUT,
               "request head not received within the header timeout",
               null,
-              -1,
-              true);
+              -1);
+      ForwardedHeaders.appendVia(r.headers(), via);
+      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       c.channel().writeAndFlush(r).addListener(f -> c.channel().close());
     } else if (phase == Phase.IDLE && waited >= idleTimeoutNanos) {
       c.channel().close();

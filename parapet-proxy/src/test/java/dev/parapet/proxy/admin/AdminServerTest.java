@@ -11,9 +11,9 @@ import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.ProxySettings;
 import dev.parapet.proxy.server.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.net.InetSocketAddress;
@@ -38,13 +38,13 @@ class AdminServerTest {
   void start() throws Exception {
     origin = new TestOrigin();
     proxy =
-        new ProxyServer(
-                ProxySettings.defaults("edge-admin", new InetSocketAddress("127.0.0.1", 0)),
-                List.of(new Route("api", null, "/api/", "api", Duration.ofSeconds(8))),
-                List.of(OriginSettings.defaults("api", List.of(origin.address()))),
-                Ticker.system(),
-                RandomSource.seeded(1),
-                1)
+        ProxyServer.builder(
+                ProxySettings.defaults("edge-admin", new InetSocketAddress("127.0.0.1", 0)))
+            .routes(List.of(new Route("api", null, "/api/", "api", Duration.ofSeconds(8))))
+            .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
+            .clock(Ticker.system(), RandomSource.seeded(1))
+            .threads(1)
+            .build()
             .start();
     admin =
         new AdminServer(new InetSocketAddress("127.0.0.1", 0), "s3cret", proxy, Ticker.system())

@@ -12,9 +12,9 @@ import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
 import dev.parapet.proxy.faultorigin.FaultOriginSettings;
 import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.ProxySettings;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -47,13 +47,13 @@ class DashboardBrowserTest {
   void start() throws Exception {
     origin = FaultOrigin.start(FaultOriginSettings.loopback(), FaultPlan.DEFAULT);
     proxy =
-        new ProxyServer(
-                ProxySettings.defaults("edge-dash", new InetSocketAddress("127.0.0.1", 0)),
-                List.of(new Route("api", null, "/api/", "api", Duration.ofSeconds(8))),
-                List.of(OriginSettings.defaults("api", List.of(origin.address()))),
-                Ticker.system(),
-                RandomSource.seeded(1),
-                1)
+        ProxyServer.builder(
+                ProxySettings.defaults("edge-dash", new InetSocketAddress("127.0.0.1", 0)))
+            .routes(List.of(new Route("api", null, "/api/", "api", Duration.ofSeconds(8))))
+            .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
+            .clock(Ticker.system(), RandomSource.seeded(1))
+            .threads(1)
+            .build()
             .start();
     admin =
         new AdminServer(new InetSocketAddress("127.0.0.1", 0), TOKEN, proxy, Ticker.system())

@@ -14,10 +14,10 @@ import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.overload.OverloadResource;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.ProxySettings;
 import dev.parapet.proxy.server.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.net.InetSocketAddress;
@@ -58,8 +58,9 @@ class OverloadAndIncidentTest {
             Duration.ofMillis(20),
             Duration.ofMillis(20));
     proxy =
-        new ProxyServer(
-                ProxySettings.defaults("edge-incident", new InetSocketAddress("127.0.0.1", 0)),
+        ProxyServer.builder(
+                ProxySettings.defaults("edge-incident", new InetSocketAddress("127.0.0.1", 0)))
+            .routes(
                 List.of(
                     new Route("api", null, "/api/", "api", Duration.ofSeconds(8)),
                     new Route(
@@ -68,12 +69,12 @@ class OverloadAndIncidentTest {
                         "/static/",
                         "api",
                         Duration.ofSeconds(8),
-                        BreakerPolicy.builder().failureRate(0.10).build())),
-                List.of(OriginSettings.defaults("api", List.of(origin.address()))),
-                Ticker.system(),
-                RandomSource.seeded(1),
-                1,
-                overload)
+                        BreakerPolicy.builder().failureRate(0.10).build())))
+            .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
+            .overload(overload)
+            .clock(Ticker.system(), RandomSource.seeded(1))
+            .threads(1)
+            .build()
             .start();
     admin =
         new AdminServer(new InetSocketAddress("127.0.0.1", 0), "s3cret", proxy, Ticker.system())

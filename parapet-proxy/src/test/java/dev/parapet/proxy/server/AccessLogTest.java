@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.net.InetSocketAddress;
@@ -31,15 +32,16 @@ class AccessLogTest {
     HttpClient http = HttpClient.newHttpClient();
     try (TestOrigin origin = new TestOrigin()) {
       ProxyServer p =
-          new ProxyServer(
-              ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0)),
-              List.of(new Route("/api/", null, "/api/", "api", Duration.ofSeconds(5))),
-              List.of(OriginSettings.defaults("api", List.of(origin.address()))),
-              Ticker.system(),
-              RandomSource.seeded(1),
-              1);
+          ProxyServer.builder(
+                  ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0)))
+              .routes(List.of(new Route("/api/", null, "/api/", "api", Duration.ofSeconds(5))))
+              .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
+              .clock(Ticker.system(), RandomSource.seeded(1))
+              .threads(1)
+              .accessLog(file)
+              .build();
       try (p) {
-        p.accessLog(file).start();
+        p.start();
         for (String path : List.of("/api/a?q=1", "/nowhere")) {
           http.send(
               HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path)).build(),

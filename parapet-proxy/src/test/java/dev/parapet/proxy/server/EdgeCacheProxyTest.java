@@ -12,6 +12,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.CacheKey;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
@@ -102,14 +103,13 @@ class EdgeCacheProxyTest {
             Runnable::run,
             System::currentTimeMillis);
     ProxyServer p =
-        new ProxyServer(
-                ProxySettings.defaults(NAME, new InetSocketAddress("127.0.0.1", 0)),
-                List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))),
-                List.of(o),
-                cache,
-                ticker,
-                RandomSource.seeded(1),
-                2)
+        ProxyServer.builder(ProxySettings.defaults(NAME, new InetSocketAddress("127.0.0.1", 0)))
+            .routes(List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))))
+            .origins(List.of(o))
+            .cache(cache)
+            .clock(ticker, RandomSource.seeded(1))
+            .threads(2)
+            .build()
             .start();
     closeables.add(p);
     return p;

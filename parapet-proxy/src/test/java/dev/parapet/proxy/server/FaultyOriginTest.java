@@ -17,6 +17,7 @@ import dev.parapet.proxy.faultorigin.Behaviour;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
 import dev.parapet.proxy.faultorigin.FaultOriginSettings;
 import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
@@ -64,13 +65,13 @@ class FaultyOriginTest {
             OutcomeClassifier.standard(),
             d.latency());
     proxy =
-        new ProxyServer(
-                ProxySettings.defaults("edge-faults", new InetSocketAddress("127.0.0.1", 0)),
-                List.of(new Route("api", null, "/", "api", Duration.ofSeconds(8))),
-                List.of(o),
-                Ticker.system(),
-                RandomSource.seeded(1),
-                1)
+        ProxyServer.builder(
+                ProxySettings.defaults("edge-faults", new InetSocketAddress("127.0.0.1", 0)))
+            .routes(List.of(new Route("api", null, "/", "api", Duration.ofSeconds(8))))
+            .origins(List.of(o))
+            .clock(Ticker.system(), RandomSource.seeded(1))
+            .threads(1)
+            .build()
             .start();
   }
 

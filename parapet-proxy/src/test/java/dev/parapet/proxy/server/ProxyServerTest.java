@@ -13,6 +13,7 @@ import dev.parapet.core.breaker.State;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.ByteArrayOutputStream;
@@ -84,7 +85,12 @@ class ProxyServerTest {
       ProxySettings settings, List<Route> routes, List<OriginSettings> origins)
       throws InterruptedException {
     ProxyServer p =
-        new ProxyServer(settings, routes, origins, Ticker.system(), RandomSource.seeded(1), 2)
+        ProxyServer.builder(settings)
+            .routes(routes)
+            .origins(origins)
+            .clock(Ticker.system(), RandomSource.seeded(1))
+            .threads(2)
+            .build()
             .start();
     closeables.add(p);
     return p;

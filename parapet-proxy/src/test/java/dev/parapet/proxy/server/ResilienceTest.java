@@ -11,12 +11,13 @@ import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.overload.OverloadResource;
+import dev.parapet.core.retry.RetryOn;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
-import dev.parapet.proxy.config.RetryOn;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.HostSelection;
@@ -150,7 +151,12 @@ class ResilienceTest {
   private ProxyServer proxy(ProxySettings settings, List<Route> routes, List<OriginSettings> pools)
       throws InterruptedException {
     ProxyServer p =
-        new ProxyServer(settings, routes, pools, Ticker.system(), RandomSource.seeded(7), 2)
+        ProxyServer.builder(settings)
+            .routes(routes)
+            .origins(pools)
+            .clock(Ticker.system(), RandomSource.seeded(7))
+            .threads(2)
+            .build()
             .start();
     closeables.add(p);
     return p;
@@ -464,7 +470,10 @@ class ResilienceTest {
       assertThat(r.headers().firstValue("Retry-After")).isPresent();
       assertThat(r.headers().firstValue("Proxy-Status").orElseThrow())
           .contains("error=proxy_internal_response");
-      assertThat(r.headers().firstValue(ClientConnection.CAPACITY_HEADER).orElseThrow())
+      assertThat(
+              r.headers()
+                  .firstValue(dev.parapet.proxy.flow.RequestFlow.CAPACITY_HEADER)
+                  .orElseThrow())
           .contains("limit=2");
     }
     for (var ok : List.of(high1, high2, busy1, busy2)) {
@@ -569,14 +578,14 @@ class ResilienceTest {
             Duration.ofMillis(10),
             Duration.ofMillis(10));
     ProxyServer p =
-        new ProxyServer(
-                settings(),
-                List.of(route("/", "api")),
-                List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)),
-                Ticker.system(),
-                RandomSource.seeded(3),
-                2,
-                monitor)
+        ProxyServer.builder(settings())
+            .routes(List.of(route("/", "api")))
+            .origins(
+                List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)))
+            .overload(monitor)
+            .clock(Ticker.system(), RandomSource.seeded(3))
+            .threads(2)
+            .build()
             .start();
     closeables.add(p);
     server.set(p);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
@@ -38,16 +39,16 @@ class TransportsProxyTest {
     Transport transport = Transport.named(name);
     try (TestOrigin origin = new TestOrigin();
         ProxyServer proxy =
-            new ProxyServer(
-                    ProxySettings.defaults("transports", new InetSocketAddress("127.0.0.1", 0)),
-                    List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))),
-                    List.of(OriginSettings.defaults("o", List.of(origin.address()))),
-                    EdgeCache.disabled("transports"),
-                    Ticker.system(),
-                    RandomSource.seeded(1),
-                    1,
-                    OverloadMonitor.disabled(),
-                    transport)
+            ProxyServer.builder(
+                    ProxySettings.defaults("transports", new InetSocketAddress("127.0.0.1", 0)))
+                .routes(List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))))
+                .origins(List.of(OriginSettings.defaults("o", List.of(origin.address()))))
+                .cache(EdgeCache.disabled("transports"))
+                .overload(OverloadMonitor.disabled())
+                .transport(transport)
+                .clock(Ticker.system(), RandomSource.seeded(1))
+                .threads(1)
+                .build()
                 .start()) {
       assertThat(proxy.transport().name()).isEqualTo(name);
       try (Socket s = new Socket("127.0.0.1", proxy.port())) {

@@ -14,9 +14,9 @@ import dev.parapet.core.time.ManualTicker;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
+import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.ProxySettings;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,13 +84,13 @@ class OriginBalancingTest {
 
   private ProxyServer proxy(OriginSettings origin, Ticker ticker) throws Exception {
     ProxyServer p =
-        new ProxyServer(
-                ProxySettings.defaults("edge-lb", new InetSocketAddress("127.0.0.1", 0)),
-                List.of(new Route("api", null, "/", "api", Duration.ofSeconds(20))),
-                List.of(origin),
-                ticker,
-                RandomSource.seeded(7),
-                2)
+        ProxyServer.builder(
+                ProxySettings.defaults("edge-lb", new InetSocketAddress("127.0.0.1", 0)))
+            .routes(List.of(new Route("api", null, "/", "api", Duration.ofSeconds(20))))
+            .origins(List.of(origin))
+            .clock(ticker, RandomSource.seeded(7))
+            .threads(2)
+            .build()
             .start();
     closeables.add(p);
     return p;

@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,27 +7,24 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the responses the proxy makes itself: status, {@code Proxy-Status} (RFC 9209), {@code
- * Retry-After} on 503s, {@code Via}, and an RFC 9457 {@code application/problem+json} body with
- * type, title, status, detail, reason and scope.
+ * Retry-After} on 503s, and an RFC 9457 {@code application/problem+json} body with type, title,
+ * status, detail, reason and scope. The {@link Downstream} that sends one adds this hop's {@code
+ * Via}, as it does to every response.
  */
 public final class LocalResponses {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String name;
-  private final AsciiString via;
 
   /** Responses signed with this proxy's {@code name} (DESIGN.md: "appears in Proxy-Status"). */
   public LocalResponses(String name) {
     this.name = name;
-    this.via = ForwardedHeaders.viaMember(name);
   }
 
   /**
@@ -36,15 +33,13 @@ public final class LocalResponses {
    * @param detail human detail for the problem body and the {@code details} parameter
    * @param scope the breaker or pool this is about (from configuration), or null
    * @param retryAfterSeconds seconds for {@code Retry-After}, or a negative value for none
-   * @param close whether the connection will be closed after it
    */
   public FullHttpResponse build(
       ByteBufAllocator alloc,
       ProxyError error,
       String detail,
       @Nullable String scope,
-      long retryAfterSeconds,
-      boolean close) {
+      long retryAfterSeconds) {
     ObjectNode body = JSON.createObjectNode();
     body.put("type", error.problemType());
     body.put("title", error.title());
@@ -67,13 +62,9 @@ public final class LocalResponses {
         .set(HttpHeaderNames.CONTENT_TYPE, "application/problem+json")
         .setInt(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes())
         .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-        .set("Proxy-Status", proxyStatus(error, detail))
-        .set(HttpHeaderNames.VIA, via);
+        .set("Proxy-Status", proxyStatus(error, detail));
     if (retryAfterSeconds >= 0) {
       r.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));
-    }
-    if (close) {
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     }
     return r;
   }
@@ -84,7 +75,7 @@ public final class LocalResponses {
   }
 
   /** An RFC 8941 string: printable ASCII, with {@code "} and {@code \} escaped. */
-  static String sfString(String s) {
+  public static String sfString(String s) {
     StringBuilder b = new StringBuilder(s.length() + 2).append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.flow;
 
 import dev.parapet.core.breaker.BreakerPolicy;
 import java.time.Instant;
@@ -35,12 +35,12 @@ public final class IncidentMode {
     return since;
   }
 
-  void set(@Nullable Instant startedAt) {
+  public void set(@Nullable Instant startedAt) {
     this.since = startedAt;
   }
 
   /** {@code policy} as it applies now: tightened during an incident, unchanged otherwise. */
-  BreakerPolicy apply(BreakerPolicy policy) {
+  public BreakerPolicy apply(BreakerPolicy policy) {
     return since == null ? policy : tighten(policy);
   }
 

@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.flow;
 
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.config.Cidr;

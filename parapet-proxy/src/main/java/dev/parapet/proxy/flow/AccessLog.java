@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.flow;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.BufferedWriter;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * proxy (it changes per listener and must not depend on the logging setup), and the queue/drop
  * policy is exactly this.
  */
-final class AccessLog implements AutoCloseable {
+public final class AccessLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AccessLog.class);
 
   /** Lines held while the writer catches up. */
@@ -49,7 +49,7 @@ final class AccessLog implements AutoCloseable {
    *
    * @throws UncheckedIOException when the file cannot be opened
    */
-  AccessLog(Path path) {
+  public AccessLog(Path path) {
     this.path = path;
     try {
       Path parent = path.toAbsolutePath().getParent();
@@ -128,7 +128,7 @@ final class AccessLog implements AutoCloseable {
   }
 
   /** Lines dropped because the writer fell behind. */
-  long dropped() {
+  public long dropped() {
     return dropped.sum();
   }
 

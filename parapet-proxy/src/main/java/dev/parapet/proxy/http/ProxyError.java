@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.http;
 
 import io.netty.handler.codec.http.HttpResponseStatus;
 

@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.flow;
 
 import java.net.InetAddress;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,18 +15,18 @@ import org.jspecify.annotations.Nullable;
  * counter with removal at zero is a few lines over {@link ConcurrentHashMap#compute}, and no
  * library in the build offers it.
  */
-final class ClientLimits {
+public final class ClientLimits {
   private final int max;
   private final ConcurrentHashMap<InetAddress, int[]> inflight = new ConcurrentHashMap<>();
 
   /**
    * @param max requests per client address at once; 0 switches the limit off
    */
-  ClientLimits(int max) {
+  public ClientLimits(int max) {
     this.max = max;
   }
 
-  int max() {
+  public int max() {
     return max;
   }
 
@@ -62,7 +62,7 @@ final class ClientLimits {
   }
 
   /** Clients with requests in flight now. */
-  int clients() {
+  public int clients() {
     return inflight.size();
   }
 }

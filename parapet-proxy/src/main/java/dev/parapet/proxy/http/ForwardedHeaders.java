@@ -1,4 +1,4 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.http;
 
 import dev.parapet.proxy.http1.HeaderList;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * and every field named in {@code Connection} — are removed before forwarding in either direction;
  * {@code Via} gets this hop appended.
  */
-final class ForwardedHeaders {
+public final class ForwardedHeaders {
   // AsciiString constants: their hash is computed once, not on every request's removal.
   private static final AsciiString[] HOP_BY_HOP = {
     HttpHeaderNames.CONNECTION,
@@ -38,7 +38,7 @@ final class ForwardedHeaders {
    * finds which are present (most messages carry only {@code Connection: keep-alive}), so only
    * those are removed and the {@code Connection} value is scanned in place, without splitting it.
    */
-  static void stripHopByHop(HttpHeaders h) {
+  public static void stripHopByHop(HttpHeaders h) {
     int present = 0;
     if (h instanceof HeaderList o) { // by index: no entry objects
       for (int f = 0; f < o.size(); f++) {
@@ -139,18 +139,18 @@ final class ForwardedHeaders {
    * This hop's {@code Via} member for a proxy called {@code name}: {@code 1.1 name}, as bytes made
    * once (an AsciiString is written with one copy; a String character by character).
    */
-  static AsciiString viaMember(String name) {
+  public static AsciiString viaMember(String name) {
     return new AsciiString("1.1 " + name);
   }
 
   /** Appends this hop's {@code member} (see {@link #viaMember}) to Via. */
-  static void appendVia(HttpHeaders h, AsciiString member) {
+  public static void appendVia(HttpHeaders h, AsciiString member) {
     String via = h.get(HttpHeaderNames.VIA);
     h.set(HttpHeaderNames.VIA, via == null || via.isBlank() ? member : via + ", " + member);
   }
 
   /** True when {@code name} already appears as a received-by in Via: the request looped. */
-  static boolean viaContains(HttpHeaders h, String name) {
+  public static boolean viaContains(HttpHeaders h, String name) {
     if (!h.contains(HttpHeaderNames.VIA)) {
       return false; // the common case at an edge: no regex, no list
     }

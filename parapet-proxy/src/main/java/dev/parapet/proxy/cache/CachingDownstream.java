@@ -1,0 +1,695 @@
+package dev.parapet.proxy.cache;
+
+import dev.parapet.proxy.http.Downstream;
+import dev.parapet.proxy.http.ProxyError;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The edge cache on one request's path, as a decorator of its {@link Downstream}: made by {@link
+ * #lookup} after the route match, it answers from the cache, makes the request wait for another's
+ * fetch, or lets it go on — and then sees the response pass through it on the way to the client.
+ *
+ * <pre>
+ *  lookup ─FRESH──────────────────────────► ANSWER (hit; ttl; Age)    304 when the client's own
+ *     │   ─STALE, max-stale / SWR / incident ► ANSWER (hit; ttl&lt;0)     conditional matches
+ *     │        └ SWR, incident: a {@link Refresh} led by this request, run behind the answer
+ *     │   ─MISS / must validate ─► collapser ─LEADER/OVERFLOW─► FORWARD (+ If-None-Match …)
+ *     │                                       └WAITER─► WAIT ─ flight ends ─► resume on own loop
+ *  head ─ 304 for our conditional ─► merged into the entry, answered from it; origin body dropped
+ *       ─ 5xx, stale allowed ──────► answered stale (fwd=stale; detail="stale origin-5xx")
+ *       ─ storable ────────────────► body teed into a {@link Recorder} ─► stored, waiters woken
+ *  error (breaker open, shed, pool limit, timeout, connect error) ─► stale | 504 (must-revalidate)
+ *                                                                   | the error, with Cache-Status
+ *  reset, clientGone ─► the flight fails; its waiters answer stale, an error, or fetch themselves
+ * </pre>
+ *
+ * <p>Unsafe methods (POST, PUT, DELETE, PATCH …) are not looked up; a 2xx/3xx answer to one
+ * invalidates the target and same-host {@code Location} / {@code Content-Location} (RFC 9111 §4.4).
+ * A stale serve is a local answer: it records nothing on the breaker; the origin's own 5xx or
+ * failure still counts where the exchange records it. Confined to the request's event loop.
+ */
+public final class CachingDownstream implements Downstream {
+  /** What the request does after {@link #lookup}. */
+  public enum Step {
+    /** Go to the origin, answering through this decorator. */
+    FORWARD,
+    /** Write {@link #takeAnswer()}: the cache answered. */
+    ANSWER,
+    /** Another request is fetching: wait; {@link Resume} hears on the request's loop. */
+    WAIT
+  }
+
+  /** How a waiting request goes on, called on its own event loop. */
+  public interface Resume {
+    /**
+     * @param answer the response to write, or null: look up again and fetch for yourself
+     */
+    void resume(@Nullable FullHttpResponse answer);
+  }
+
+  /** What the decorator does with what passes through it. */
+  private enum Mode {
+    /** Not looked up (an unsafe method, a body): invalidate on success, add Cache-Status. */
+    BYPASS,
+    /** Looked up and forwarded: merge a 304, answer stale on errors, record what is storable. */
+    FORWARD,
+    /** Waiting for another request's fetch. */
+    WAITING,
+    /** A background refresh: merge or record; there is no client to answer. */
+    REFRESH,
+    /** Answered (a merged 304, a stale copy): the rest of the origin's response is dropped. */
+    ANSWERED,
+    /** The client left. */
+    GONE
+  }
+
+  private static final String CACHE_STATUS = "Cache-Status";
+
+  private final CacheServices cs;
+  private final EdgeCache edge;
+  private final Downstream delegate;
+  private final HttpRequest request;
+  private final @Nullable CacheKey key;
+  private final boolean head;
+  private final long startNanos;
+  private final long defaultTtlNanos;
+  private final String routeId;
+  private final String originForm;
+  private final @Nullable Resume resume;
+
+  /** The client's fields: the request's own until it is forwarded, then a copy (see forward). */
+  private HttpHeaders clientHeaders;
+
+  private Mode mode;
+  private Step step = Step.FORWARD;
+  private @Nullable FullHttpResponse answer;
+  private @Nullable Refresh refresh;
+  private int answeredStatus;
+  private CacheStatus.Fwd fwd = CacheStatus.Fwd.MISS;
+
+  /** The stored entry this request validates or may fall back to, if any. */
+  private @Nullable CachedResponse stale;
+
+  /** Our own validators went with the request (a 304 is then ours to merge). */
+  private boolean revalidating;
+
+  private Collapser.@Nullable Ticket<CacheKey, CachedResponse> ticket;
+  private Collapser.@Nullable Flight<CacheKey, CachedResponse> flight;
+  private @Nullable Recorder recorder;
+
+  private CachingDownstream(
+      CacheServices cs,
+      Downstream delegate,
+      HttpRequest request,
+      @Nullable CacheKey key,
+      String routeId,
+      String originForm,
+      Mode mode,
+      @Nullable Resume resume) {
+    this.cs = cs;
+    this.edge = cs.edge();
+    this.delegate = delegate;
+    this.request = request;
+    this.key = key;
+    this.head = request.method().equals(HttpMethod.HEAD);
+    this.startNanos = cs.ticker().read();
+    this.defaultTtlNanos = edge.defaultTtlNanos(routeId);
+    this.routeId = routeId;
+    this.originForm = originForm;
+    this.mode = mode;
+    this.resume = resume;
+    this.clientHeaders = request.headers();
+  }
+
+  /**
+   * Consults the cache for a request on a route that caches.
+   *
+   * @param host the request's Host (or absolute-form authority), null when it has none
+   * @param hasBody the request announces a body (then it is not looked up)
+   * @param noCollapse the request already waited for another fetch that could not serve it
+   * @param resume how the request goes on if it has to wait
+   */
+  public static CachingDownstream lookup(
+      CacheServices cs,
+      Downstream client,
+      HttpRequest req,
+      String routeId,
+      @Nullable String host,
+      String originForm,
+      boolean hasBody,
+      boolean noCollapse,
+      Resume resume) {
+    CacheKey key = host == null || host.isBlank() ? null : CacheKey.of(host, originForm);
+    boolean lookupMethod = CacheKey.isLookupMethod(req.method());
+    boolean lookup = lookupMethod && key != null && !hasBody;
+    CachingDownstream c =
+        new CachingDownstream(
+            cs, client, req, key, routeId, originForm, lookup ? Mode.FORWARD : Mode.BYPASS, resume);
+    if (lookup) {
+      new CacheLookup(c).run(noCollapse);
+    } else {
+      c.fwd = lookupMethod ? CacheStatus.Fwd.BYPASS : CacheStatus.Fwd.METHOD;
+      cs.count(EdgeCache.Status.BYPASS);
+    }
+    return c;
+  }
+
+  /** The decorator of a background refresh, answering into {@code sink}. */
+  public static CachingDownstream refreshing(CacheServices cs, Downstream sink, Refresh r) {
+    HttpRequest req = r.request();
+    CachingDownstream c =
+        new CachingDownstream(cs, sink, req, r.key, r.routeId, req.uri(), Mode.REFRESH, null);
+    c.clientHeaders = r.requestHeaders;
+    c.stale = r.entry;
+    c.revalidating = true;
+    c.flight = r.flight;
+    return c;
+  }
+
+  public Step step() {
+    return step;
+  }
+
+  /** The response to write for {@link Step#ANSWER}; the caller owns it. */
+  public FullHttpResponse takeAnswer() {
+    FullHttpResponse r = answer;
+    if (r == null) {
+      throw new IllegalStateException("step : " + step + " (expected: ANSWER)");
+    }
+    answer = null;
+    return r;
+  }
+
+  /** After {@link Step#ANSWER}: a refresh to run behind the answer, or null. */
+  public @Nullable Refresh takeRefresh() {
+    Refresh r = refresh;
+    refresh = null;
+    return r;
+  }
+
+  /** The status of a response this decorator answered instead of the origin's, or 0. */
+  public int answeredStatus() {
+    return answeredStatus;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Request time (by CacheLookup)
+
+  CacheServices services() {
+    return cs;
+  }
+
+  HttpRequest request() {
+    return request;
+  }
+
+  HttpHeaders clientHeaders() {
+    return clientHeaders;
+  }
+
+  CacheKey requireKey() {
+    CacheKey k = key;
+    if (k == null) {
+      throw new IllegalStateException("cache key : null (expected: a looked-up request)");
+    }
+    return k;
+  }
+
+  long startNanos() {
+    return startNanos;
+  }
+
+  String routeId() {
+    return routeId;
+  }
+
+  String originForm() {
+    return originForm;
+  }
+
+  void answerWith(FullHttpResponse r, EdgeCache.Status s, @Nullable Refresh behind) {
+    answer = r;
+    refresh = behind;
+    step = Step.ANSWER;
+    mode = Mode.ANSWERED;
+    cs.count(s);
+  }
+
+  void validates(CachedResponse entry, CacheStatus.Fwd why) {
+    stale = entry;
+    fwd = why;
+  }
+
+  CacheStatus.Fwd fwd() {
+    return fwd;
+  }
+
+  /** Joins the key's flight (unless told not to) and goes on towards the origin, or waits. */
+  void forward(CacheKey k, boolean noCollapse) {
+    if (!head && !noCollapse && !edge.isPass(k)) {
+      Collapser.Ticket<CacheKey, CachedResponse> t = edge.collapser().join(k, new Wait());
+      ticket = t;
+      switch (t.role()) {
+        case LEADER -> flight = t.flight();
+        case WAITER -> {
+          step = Step.WAIT;
+          mode = Mode.WAITING;
+          return;
+        }
+        case OVERFLOW -> {
+          // too many waiters on this key: go to the origin uncollapsed (breaker and pool bound it)
+        }
+      }
+    }
+    // The forwarded request is rewritten in place (validators here, Via and hop-by-hop fields by
+    // the exchange): keep what the client sent, for the secondary key and its own conditionals.
+    clientHeaders = request.headers().copy();
+    CachedResponse e = stale;
+    if (e != null) {
+      // Our own conditional (§4.3.1); the client's conditionals are answered from the entry.
+      revalidating = Revalidation.addValidators(e, request.headers());
+    }
+    step = Step.FORWARD;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Waiting
+
+  /** A waiter's callbacks run on the thread that ended the flight: hop to the request's loop. */
+  private final class Wait implements Collapser.Waiter<CachedResponse> {
+    @Override
+    public void onSuccess(CachedResponse value) {
+      hop(value, null);
+    }
+
+    @Override
+    public void onFailure(Throwable cause) {
+      hop(null, cause);
+    }
+
+    private void hop(@Nullable CachedResponse value, @Nullable Throwable cause) {
+      try {
+        delegate.eventLoop().execute(() -> woken(value, cause));
+      } catch (RejectedExecutionException e) {
+        // the loop is shutting down: the client connection goes with it
+      }
+    }
+  }
+
+  private void woken(@Nullable CachedResponse value, @Nullable Throwable cause) {
+    Resume r = resume;
+    if (mode != Mode.WAITING || r == null) {
+      return;
+    }
+    mode = Mode.ANSWERED;
+    long now = cs.ticker().read();
+    if (value != null && value.matchesVariant(clientHeaders)) {
+      cs.count(EdgeCache.Status.COLLAPSED);
+      r.resume(
+          StoredAnswers.fromEntry(
+              cs,
+              value,
+              clientHeaders,
+              head,
+              now,
+              cs.status().fwd(fwd).fwdStatus(value.status()).ttl(value.ttlSeconds(now)).collapsed(),
+              true));
+      return;
+    }
+    if (cause instanceof FetchFailed f && f.trigger != null) {
+      FullHttpResponse stalePick = onError(f.trigger, f.error, f.detail, -1, now);
+      ProxyError error = f.error;
+      if (stalePick == null && error != null) {
+        // The leader's answer, Retry-After included (an open breaker's remaining time).
+        stalePick =
+            cs.responses().build(delegate.alloc(), error, f.detail, null, f.retryAfterSeconds);
+        addStatus(stalePick.headers(), cs.status().fwd(fwd).collapsed());
+      }
+      if (stalePick != null) {
+        r.resume(stalePick);
+        return;
+      }
+    }
+    // Not shareable, another variant, the leader's client left, or the origin's own error
+    // response: fetch for ourselves, uncollapsed.
+    r.resume(null);
+  }
+
+  /**
+   * The waiting request gives up on the flight it joined (its own deadline came first): it leaves
+   * the flight (a wake already on its way does nothing) and is answered through {@link #error},
+   * with a stale copy when stale-if-error allows one.
+   */
+  public void stopWaiting() {
+    if (mode != Mode.WAITING) {
+      return;
+    }
+    mode = Mode.FORWARD;
+    Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
+    if (t != null && t.role() == Collapser.Role.WAITER) {
+      t.cancel();
+    }
+  }
+
+  /** The client left. */
+  public void clientGone() {
+    Mode before = mode;
+    mode = Mode.GONE;
+    recorder = null;
+    Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
+    if (before == Mode.WAITING && t != null) {
+      t.cancel();
+    }
+    endFlight(null, FetchFailed.notShared("leader's client left"));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Downstream: the response passing through
+
+  @Override
+  public EventLoop eventLoop() {
+    return delegate.eventLoop();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return delegate.alloc();
+  }
+
+  @Override
+  public void head(HttpResponse response, @Nullable String proxyStatus) {
+    switch (mode) {
+      case BYPASS -> {
+        int status = response.status().code();
+        HttpHeaders h = response.headers();
+        CacheKey k = key;
+        if (k != null) {
+          edge.store()
+              .invalidateAfter(
+                  request.method(),
+                  k,
+                  status,
+                  h.get(HttpHeaderNames.LOCATION),
+                  h.get(HttpHeaderNames.CONTENT_LOCATION));
+        }
+        addStatus(h, cs.status().fwd(fwd).fwdStatus(status));
+        delegate.head(response, proxyStatus);
+      }
+      case FORWARD, REFRESH -> {
+        FullHttpResponse instead = onOriginHead(response);
+        if (instead != null) {
+          ReferenceCountUtil.release(response);
+          answerEarly(instead);
+        } else if (mode == Mode.ANSWERED) {
+          ReferenceCountUtil.release(response); // a refresh merged a 304: nothing to pass on
+        } else {
+          delegate.head(response, proxyStatus);
+        }
+      }
+      case WAITING, ANSWERED, GONE -> ReferenceCountUtil.release(response);
+    }
+  }
+
+  /**
+   * The origin's response head: an answer to write instead (a merged 304, a stale copy), or null to
+   * forward it — with {@code Cache-Status} added, and teed when storable.
+   */
+  private @Nullable FullHttpResponse onOriginHead(HttpResponse response) {
+    long now = cs.ticker().read();
+    int status = response.status().code();
+    HttpHeaders headers = response.headers();
+    CacheKey k = requireKey();
+    boolean background = mode == Mode.REFRESH;
+    long wall = edge.wallMillis();
+    CachedResponse e = stale;
+    if (revalidating && status == 304 && e != null) {
+      CachedResponse merged = e.withNotModified(headers, startNanos, now, wall, defaultTtlNanos);
+      if (merged != null) {
+        edge.store().replace(k, e, merged);
+        endFlight(merged, null);
+        if (background) {
+          mode = Mode.ANSWERED;
+          return null;
+        }
+        cs.count(EdgeCache.Status.REVALIDATED);
+        return StoredAnswers.fromEntry(
+            cs,
+            merged,
+            clientHeaders,
+            head,
+            now,
+            cs.status().fwd(fwd).fwdStatus(304).ttl(merged.ttlSeconds(now)),
+            false);
+      }
+      // §4.3.4: the 304 names another representation; the stored one is no longer trusted.
+      edge.store().invalidate(k);
+      endFlight(null, FetchFailed.notShared("304 for another representation"));
+      FullHttpResponse r =
+          cs.responses()
+              .build(
+                  delegate.alloc(),
+                  ProxyError.MALFORMED_RESPONSE,
+                  "origin answered 304 for a representation this cache does not hold",
+                  null,
+                  -1);
+      addStatus(r.headers(), cs.status().fwd(fwd).fwdStatus(304));
+      return r;
+    }
+    StaleTrigger trigger = StaleTrigger.forStatus(status);
+    if (trigger != null) {
+      endFlight(null, new FetchFailed(trigger, null, "origin answered " + status, -1));
+      FullHttpResponse r =
+          background ? null : onError(trigger, null, "origin answered " + status, status, now);
+      if (r != null) {
+        return r;
+      }
+      countUnlessBackground(EdgeCache.Status.MISS);
+      addStatus(headers, cs.status().fwd(fwd).fwdStatus(status));
+      return null;
+    }
+    CacheStatus s = cs.status().fwd(fwd).fwdStatus(status);
+    Storability verdict =
+        head
+            ? Storability.METHOD
+            : Storability.of(request.method(), clientHeaders, status, headers, defaultTtlNanos);
+    long declared = Recorder.declaredLength(headers);
+    long max = edge.store().maxObjectBytes();
+    if (verdict.isStorable() && declared <= max) {
+      recorder = new Recorder(status, headers.copy(), now, wall, max, declared);
+      s.stored();
+      edge.clearPass(k);
+    } else {
+      if (!head && !background) {
+        edge.markPass(k);
+      }
+      endFlight(null, FetchFailed.notShared("not shareable: " + verdict));
+    }
+    countUnlessBackground(EdgeCache.Status.MISS);
+    addStatus(headers, s);
+    return null;
+  }
+
+  @Override
+  public void content(HttpContent content) {
+    if (mode == Mode.ANSWERED || mode == Mode.GONE || mode == Mode.WAITING) {
+      content.release();
+      return;
+    }
+    Recorder r = recorder;
+    if (r != null) {
+      boolean last = content instanceof LastHttpContent;
+      if (!r.add(content.content())) {
+        recorder = null;
+        endFlight(null, FetchFailed.notShared("larger than the largest object stored"));
+      } else if (last) {
+        recorder = null;
+        CachedResponse e = r.finish(clientHeaders, startNanos, defaultTtlNanos);
+        if (edge.store().store(requireKey(), e)) {
+          cs.count(EdgeCache.Status.STORED);
+          endFlight(e, null);
+        } else {
+          endFlight(null, FetchFailed.notShared("larger than the largest object stored"));
+        }
+      }
+    }
+    delegate.content(content);
+  }
+
+  @Override
+  public void answer(FullHttpResponse response) {
+    if (mode == Mode.GONE) {
+      response.release();
+      return;
+    }
+    mode = Mode.ANSWERED;
+    delegate.answer(response);
+  }
+
+  /**
+   * The request failed before any byte reached the client: a stale copy when allowed, a 504 when
+   * the stored response forbids stale use, else {@code error} as without a cache (with {@code
+   * Cache-Status}).
+   */
+  @Override
+  public void error(ProxyError error, String detail, FullHttpResponse response) {
+    if (mode == Mode.GONE || mode == Mode.ANSWERED) {
+      response.release();
+      return;
+    }
+    StaleTrigger trigger = StaleTrigger.of(error);
+    recorder = null;
+    endFlight(null, new FetchFailed(trigger, error, detail, retryAfter(response)));
+    FullHttpResponse instead =
+        trigger == null || key == null || mode == Mode.BYPASS || mode == Mode.REFRESH
+            ? null
+            : onError(trigger, error, detail, -1, cs.ticker().read());
+    mode = Mode.ANSWERED;
+    if (instead != null) {
+      response.release();
+      answeredStatus = instead.status().code();
+      delegate.answer(instead);
+    } else {
+      addStatus(response.headers(), cs.status().fwd(fwd));
+      delegate.error(error, detail, response);
+    }
+  }
+
+  @Override
+  public void reset(ProxyError error, String detail) {
+    recorder = null;
+    endFlight(null, new FetchFailed(StaleTrigger.of(error), error, detail, -1));
+    if (mode != Mode.ANSWERED && mode != Mode.GONE) {
+      mode = Mode.ANSWERED;
+      delegate.reset(error, detail);
+    }
+  }
+
+  @Override
+  public boolean isWritable() {
+    // An answered request drains the origin's response into nothing: never hold its reads back.
+    return mode == Mode.ANSWERED || delegate.isWritable();
+  }
+
+  @Override
+  public void readRequestBody(boolean on) {
+    delegate.readRequestBody(on);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Pieces
+
+  private void answerEarly(FullHttpResponse r) {
+    mode = Mode.ANSWERED;
+    answeredStatus = r.status().code();
+    delegate.answer(r);
+  }
+
+  /** The stale-if-error answer for this request, if any (a 504 when it must be revalidated). */
+  private @Nullable FullHttpResponse onError(
+      StaleTrigger trigger, @Nullable ProxyError error, String detail, int originStatus, long now) {
+    CacheKey k = key;
+    if (k == null) {
+      return null;
+    }
+    CachedResponse e = stale;
+    if (e == null) {
+      Lookup l = edge.store().lookup(k, clientHeaders, now);
+      e = l.entry();
+      if (e != null && l.kind() == Lookup.Kind.FRESH) {
+        // stored meanwhile (another request's fetch): a plain hit
+        cs.count(EdgeCache.Status.HIT);
+        return StoredAnswers.fromEntry(
+            cs, e, clientHeaders, head, now, cs.status().hit().ttl(l.ttlSeconds()), true);
+      }
+    }
+    if (e == null) {
+      return null;
+    }
+    StaleDecision d = edge.policy().onError(e, trigger, now);
+    if (d == StaleDecision.SERVE_STALE) {
+      cs.count(EdgeCache.Status.STALE);
+      CacheStatus s = cs.status();
+      if (trigger == StaleTrigger.TIMEOUT || trigger.originAnswered()) {
+        s.fwd(CacheStatus.Fwd.STALE); // the origin was asked
+        if (originStatus > 0) {
+          s.fwdStatus(originStatus);
+        }
+      } else if (trigger == StaleTrigger.CONNECT_ERROR) {
+        s.fwd(CacheStatus.Fwd.STALE);
+      } else {
+        s.hit(); // breaker, shedding, pool limit: the origin was not asked
+      }
+      return StoredAnswers.fromEntry(
+          cs,
+          e,
+          clientHeaders,
+          head,
+          now,
+          s.ttl(e.ttlSeconds(now)).detail("stale " + trigger.detail()),
+          true);
+    }
+    if (d == StaleDecision.GATEWAY_TIMEOUT && error != null) {
+      // §5.2.2.2: must-revalidate and the origin unreachable: 504, never the stale response.
+      FullHttpResponse r =
+          cs.responses()
+              .build(
+                  delegate.alloc(),
+                  error,
+                  detail + "; the stored response must be revalidated",
+                  null,
+                  -1);
+      r.setStatus(io.netty.handler.codec.http.HttpResponseStatus.GATEWAY_TIMEOUT);
+      addStatus(r.headers(), cs.status().fwd(CacheStatus.Fwd.STALE));
+      return r;
+    }
+    return null;
+  }
+
+  /** The seconds of a local answer's {@code Retry-After}, or -1. */
+  private static long retryAfter(FullHttpResponse r) {
+    String v = r.headers().get(HttpHeaderNames.RETRY_AFTER);
+    if (v == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private void endFlight(@Nullable CachedResponse value, @Nullable Throwable cause) {
+    Collapser.Flight<CacheKey, CachedResponse> f = flight;
+    if (f == null) {
+      return;
+    }
+    flight = null;
+    if (value != null) {
+      f.complete(value);
+    } else {
+      f.fail(cause == null ? FetchFailed.notShared("no response") : cause);
+    }
+  }
+
+  private void countUnlessBackground(EdgeCache.Status s) {
+    if (mode != Mode.REFRESH) {
+      cs.count(s);
+    }
+  }
+
+  static void addStatus(HttpHeaders h, CacheStatus s) {
+    h.set(CACHE_STATUS, CacheStatus.append(h.get(CACHE_STATUS), s));
+  }
+}

@@ -1,0 +1,69 @@
+package dev.parapet.proxy.cache;
+
+import dev.parapet.proxy.http.ProxyError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+
+/** Responses the cache makes: from a stored entry, or the 504 of {@code only-if-cached}. */
+final class StoredAnswers {
+  private StoredAnswers() {}
+
+  /**
+   * A response from a stored entry: the client's own conditional answered with 304 (§4.3.2), a HEAD
+   * without content, {@code Age} (§5.1), {@code Cache-Status} after the upstream tiers' members.
+   *
+   * @param clientHeaders the fields the client sent (its conditionals)
+   */
+  static FullHttpResponse fromEntry(
+      CacheServices cs,
+      CachedResponse e,
+      HttpHeaders clientHeaders,
+      boolean head,
+      long now,
+      CacheStatus s,
+      boolean withAge) {
+    boolean notModified =
+        e.status() == 200
+            && Revalidation.clientNotModified(clientHeaders, e, cs.edge().wallMillis());
+    int code = e.status();
+    boolean noBody = head || notModified || code == 204 || code == 304 || e.bodyLength() == 0;
+    ByteBuf content = noBody ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(e.body());
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            notModified ? HttpResponseStatus.NOT_MODIFIED : HttpResponseStatus.valueOf(code),
+            content);
+    HttpHeaders h = r.headers();
+    h.set(e.headers());
+    if (notModified) {
+      h.remove(HttpHeaderNames.CONTENT_LENGTH);
+      h.remove(HttpHeaderNames.CONTENT_TYPE);
+    }
+    if (withAge) {
+      h.set(HttpHeaderNames.AGE, Long.toString(e.ageSeconds(now)));
+    }
+    CachingDownstream.addStatus(h, s);
+    return r;
+  }
+
+  /** 504 for {@code only-if-cached} with nothing usable (RFC 9111 §5.2.1.7). */
+  static FullHttpResponse onlyIfCached(CacheServices cs, ByteBufAllocator alloc, CacheStatus s) {
+    FullHttpResponse r =
+        cs.responses()
+            .build(
+                alloc,
+                ProxyError.RESPONSE_TIMEOUT,
+                "only-if-cached and no usable stored response",
+                null,
+                -1);
+    CachingDownstream.addStatus(r.headers(), s);
+    return r;
+  }
+}

@@ -1,0 +1,396 @@
+package dev.parapet.proxy.flow;
+
+import dev.parapet.core.admission.RejectReason;
+import dev.parapet.core.admission.RequestKind;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.exchange.Attempt;
+import dev.parapet.core.exchange.AttemptSequence;
+import dev.parapet.core.hedge.HedgeDecision;
+import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.retry.RetryAfter;
+import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.retry.RetryRefusal;
+import dev.parapet.proxy.http.Downstream;
+import dev.parapet.proxy.http.ForwardedHeaders;
+import dev.parapet.proxy.http.LocalResponses;
+import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.upstream.HostPool;
+import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Locale;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request's origin work: the core's {@link AttemptSequence} (gate, admission, deadline,
+ * attempts, classification, retries, one hedge, one winner) driven on the request's event loop. It
+ * owns the {@link UpstreamAttempt}s, which report back through {@link AttemptListener}; it alone
+ * picks hosts, forwards the winner's response into the request's {@link Downstream} and records
+ * evidence. What the request itself needs (its route, its answer, its logs) is its {@link
+ * RequestFlow}'s.
+ */
+final class Exchange extends AttemptSequence<UpstreamAttempt> implements AttemptListener {
+  private final RequestFlow flow;
+  private final ProxyContext px;
+  private final Route route;
+  private final OriginPool routePool;
+  private final Downstream down;
+  private final EventLoop loop;
+  private final OutboundRequest outbound;
+  private @Nullable ScheduledFuture<?> retryTimer;
+  private @Nullable ScheduledFuture<?> hedgeTimer;
+
+  /** The status of the response forwarded to the client, once a head went out. */
+  private int responseStatus;
+
+  Exchange(RequestFlow flow, OutboundRequest outbound, int priority, RequestKind kind) {
+    super(
+        flow.px.requestIds.incrementAndGet(),
+        flow.expiresAtNanos(),
+        flow.px.deadlines,
+        flow.px.admission,
+        priority,
+        kind,
+        flow.mayRetry(),
+        flow.hedgeable());
+    this.flow = flow;
+    this.px = flow.px;
+    this.route = flow.route();
+    this.routePool = flow.pool();
+    this.down = flow.downstream();
+    this.loop = down.eventLoop();
+    this.outbound = outbound;
+  }
+
+  int responseStatus() {
+    return responseStatus;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // From the client's side (through the flow)
+
+  /** A piece of the client's request body. */
+  void onRequestContent(HttpContent c) {
+    if (phase().isOver()) {
+      ReferenceCountUtil.release(c);
+      return;
+    }
+    outbound.add(c, down);
+  }
+
+  /** The client's writability changed: the winner's origin reads follow it. */
+  void clientWritable(boolean writable) {
+    UpstreamAttempt w = winner();
+    if (w != null && phase() == Phase.ANSWERING) {
+      w.readOrigin(writable);
+    }
+  }
+
+  /** Gives up for a reason of the flow's own (a malformed body): attempts end as local. */
+  void abandon(long now) {
+    abort(now);
+    outbound.discard();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The sequence's hooks
+
+  @Override
+  protected UpstreamAttempt pick(Attempt.Kind kind, @Nullable UpstreamAttempt previous, long now) {
+    return attemptOn(previous == null ? routePool : previous.pool(), kind, previous, now);
+  }
+
+  @Override
+  protected @Nullable UpstreamAttempt fallback(UpstreamAttempt refused, long now) {
+    String name = routePool.settings().fallback();
+    OriginPool fb = name == null ? null : px.origins.get(name);
+    return fb == null ? null : attemptOn(fb, Attempt.Kind.FIRST, null, now);
+  }
+
+  private UpstreamAttempt attemptOn(
+      OriginPool pool, Attempt.Kind kind, @Nullable UpstreamAttempt avoid, long now) {
+    long key = pool.hashKey(flow.path(), flow.client().ip());
+    HostPool host = avoid == null ? pool.pick(key) : pool.pick(key, avoid.host());
+    CircuitBreaker breaker = px.breaker(route, pool, host, pool.shardOf(key), now);
+    return new UpstreamAttempt(kind, breaker, px.attemptPolicy(pool), pool, host, this);
+  }
+
+  @Override
+  protected void startAttempt(UpstreamAttempt a, long now) {
+    flow.attemptStarted(attempts());
+    if (!a.start(loop)) {
+      onAttemptFailed(a, null, now);
+    }
+  }
+
+  @Override
+  protected void releaseAttempt(UpstreamAttempt a, boolean complete) {
+    a.release(complete && a.originKeepAlive() && outbound.complete());
+  }
+
+  @Override
+  protected void recordEvidence(UpstreamAttempt a, Outcome o, long latencyNanos, long now) {
+    CircuitBreaker b = a.requireBreaker();
+    if (o.kind() == Outcome.Kind.FAILURE || o.kind() == Outcome.Kind.SLOW) {
+      px.metrics.failureSeen(b.key(), now); // before the permit completes: it may trip the breaker
+    }
+    a.pool().onAttemptOutcome(a.host(), o, latencyNanos, now);
+    px.metrics.attempt(a.pool().name(), o);
+    if (a.isProbe()) {
+      px.metrics.probe(b, o);
+    }
+  }
+
+  @Override
+  protected void schedule(Timer timer, long delayNanos) {
+    Runnable task = timer == Timer.RETRY ? this::retryDue : this::hedgeDue;
+    ScheduledFuture<?> f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    if (timer == Timer.RETRY) {
+      retryTimer = f;
+    } else {
+      hedgeTimer = f;
+    }
+  }
+
+  private void retryDue() {
+    retryTimer = null;
+    onTimer(Timer.RETRY, px.ticker.read());
+  }
+
+  private void hedgeDue() {
+    hedgeTimer = null;
+    onTimer(Timer.HEDGE, px.ticker.read());
+  }
+
+  @Override
+  protected void cancelTimer(Timer timer) {
+    ScheduledFuture<?> f = timer == Timer.RETRY ? retryTimer : hedgeTimer;
+    if (f != null) {
+      f.cancel(false);
+      if (timer == Timer.RETRY) {
+        retryTimer = null;
+      } else {
+        hedgeTimer = null;
+      }
+    }
+  }
+
+  @Override
+  protected void admissionDecided(@Nullable RejectReason shed) {
+    try {
+      loop.execute(() -> {
+        long now = px.ticker.read();
+        if (shed == null) {
+          resumeAdmitted(now);
+        } else {
+          resumeShed(shed, now);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // the loop is shutting down: its connections go with it
+    }
+  }
+
+  @Override
+  protected void retryDecided(long decision) {
+    String result =
+        RetryPolicy.isRetry(decision)
+            ? "sent"
+            : RetryRefusal.of(decision).name().toLowerCase(Locale.ROOT);
+    px.metrics.count("parapet.retries", "origin", poolName(), "result", result);
+  }
+
+  @Override
+  protected void hedgeDecided(HedgeDecision decision) {
+    String result = decision.isHedge() ? "sent" : decision.name().toLowerCase(Locale.ROOT);
+    px.metrics.count("parapet.hedges", "origin", poolName(), "result", result);
+  }
+
+  @Override
+  protected void hedgeRaceEnded(UpstreamAttempt winner) {
+    String result = winner.kind() == Attempt.Kind.HEDGE ? "won" : "lost";
+    px.metrics.count("parapet.hedges", "origin", poolName(), "result", result);
+  }
+
+  private String poolName() {
+    UpstreamAttempt a = current();
+    return a == null ? routePool.name() : a.pool().name();
+  }
+
+  @Override
+  protected void succeeded(UpstreamAttempt winner, long now) {
+    flow.forwarded(winner.outcome(), responseStatus, null, now);
+  }
+
+  @Override
+  protected void failed(Failure failure, @Nullable UpstreamAttempt cause, long now) {
+    outbound.discard();
+    switch (failure) {
+      case BREAKER_OPEN -> {
+        CircuitBreaker b = require(cause).requireBreaker();
+        flow.fail(
+            ProxyError.BREAKER_OPEN,
+            "breaker open",
+            b.key().toString(),
+            px.retryAfterSeconds(b.retryAfterNanos(now)),
+            null);
+      }
+      case RETRY_BREAKER_OPEN -> {
+        // Answered as a new request would be, saying that this one already waited for an attempt
+        // (it was not a fast fail).
+        CircuitBreaker b = require(cause).requireBreaker();
+        flow.fail(
+            ProxyError.BREAKER_OPEN,
+            "breaker open; the retry was refused after a failed attempt",
+            b.key().toString(),
+            px.retryAfterSeconds(b.retryAfterNanos(now)),
+            null);
+      }
+      case SHED -> shed();
+      case DEADLINE, DEADLINE_BEFORE_RETRY ->
+          flow.fail(
+              ProxyError.DEADLINE_TOO_SHORT,
+              "remaining deadline "
+                  + Math.max(0, usableNanos(now) / 1_000_000)
+                  + "ms is below min_useful"
+                  + (failure == Failure.DEADLINE ? " after queueing" : ""),
+              route.id(),
+              -1,
+              null);
+      case ATTEMPT_FAILED -> {
+        UpstreamAttempt a = require(cause);
+        ProxyError e = a.error() == null ? ProxyError.CONNECTION_TERMINATED : a.error();
+        flow.fail(e, a.detail(), a.scope(), retryAfter(e), null);
+      }
+      case TRUNCATED -> {
+        UpstreamAttempt a = require(cause);
+        ProxyError e = a.error() == null ? ProxyError.CONNECTION_TERMINATED : a.error();
+        Outcome evidence = a.evidence();
+        flow.forwarded(
+            evidence == null ? Outcome.LOCAL_REJECTION : evidence, responseStatus, e, now);
+        down.reset(e, a.detail());
+      }
+    }
+  }
+
+  private long retryAfter(ProxyError e) {
+    return e.status().code() == 503 ? px.retryAfterSeconds(0) : -1;
+  }
+
+  private void shed() {
+    RejectReason reason = shedReason();
+    String why = (reason == null ? RejectReason.LIMIT_REACHED : reason).name();
+    px.metrics.count(
+        "parapet.shed",
+        "priority",
+        Integer.toString(flow.priority()),
+        "reason",
+        why.toLowerCase(Locale.ROOT));
+    flow.fail(
+        ProxyError.SHED,
+        "shed by admission control (" + why.toLowerCase(Locale.ROOT) + ")",
+        px.settings.name(),
+        px.retryAfterSeconds(0),
+        "degraded; limit="
+            + px.admission.limit()
+            + "; inflight="
+            + px.admission.inflight()
+            + "; queued="
+            + px.admission.queueDepth()
+            + "; level="
+            + px.admission.overloadLevel().name().toLowerCase(Locale.ROOT));
+  }
+
+  private static UpstreamAttempt require(@Nullable UpstreamAttempt a) {
+    if (a == null) {
+      throw new IllegalStateException("attempt : null (expected: the failure's attempt)");
+    }
+    return a;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // AttemptListener: what the attempts report
+
+  @Override
+  public void onConnected(UpstreamAttempt a, Channel origin) {
+    long now = px.ticker.read();
+    outbound.sendTo(origin, usableNanos(now), down);
+    onSent(a, now);
+  }
+
+  @Override
+  public void onResponseHead(UpstreamAttempt a, HttpResponse head) {
+    long now = px.ticker.read();
+    int code = head.status().code();
+    long retryAfter =
+        a.policy().retryOn().statuses().contains(code)
+            ? RetryAfter.parseNanos(
+                head.headers().get(HttpHeaderNames.RETRY_AFTER), System.currentTimeMillis())
+            : RetryAfter.ABSENT;
+    if (!onResponseHead(a, code, retryAfter, now)) {
+      ReferenceCountUtil.release(head); // a sibling or a retry answers instead
+      return;
+    }
+    responseStatus = code;
+    ForwardedHeaders.stripHopByHop(head.headers());
+    down.head(head, fallbackNote(a));
+  }
+
+  /** This hop's Proxy-Status member when a fallback pool answers (RFC 9209), else null. */
+  private @Nullable String fallbackNote(UpstreamAttempt a) {
+    if (a.pool() == routePool) {
+      return null;
+    }
+    return px.settings.name()
+        + "; next-hop="
+        + LocalResponses.sfString(a.pool().name())
+        + "; details="
+        + LocalResponses.sfString("fallback: breaker of " + routePool.name() + " open");
+  }
+
+  @Override
+  public void onResponseContent(UpstreamAttempt a, HttpContent content) {
+    if (a.state() != Attempt.State.WON) {
+      ReferenceCountUtil.release(content);
+      return;
+    }
+    if (content instanceof LastHttpContent) {
+      // Evidence first: by the time the client sees the end, the breaker has counted it.
+      onResponseComplete(a, px.ticker.read());
+      if (phase() == Phase.SUCCEEDED) {
+        down.content(content);
+      } else {
+        ReferenceCountUtil.release(content);
+      }
+      return;
+    }
+    down.content(content);
+    if (!down.isWritable()) {
+      a.readOrigin(false); // resumed by clientWritable
+    }
+  }
+
+  @Override
+  public void onAttemptFailed(UpstreamAttempt a, @Nullable Outcome evidence) {
+    onAttemptFailed(a, evidence, px.ticker.read());
+  }
+
+  @Override
+  public void onOriginWritable(UpstreamAttempt a, boolean writable) {
+    outbound.originWritable(writable, down);
+  }
+
+  @Override
+  public String toString() {
+    return "Exchange[" + route.id() + ", " + phase() + ", attempts=" + attempts() + "]";
+  }
+}

@@ -1,0 +1,578 @@
+package dev.parapet.proxy.flow;
+
+import dev.parapet.core.admission.RequestKind;
+import dev.parapet.core.deadline.Deadline;
+import dev.parapet.core.deadline.DeadlineHeader;
+import dev.parapet.core.deadline.DeadlinePolicy;
+import dev.parapet.core.outcome.Outcome;
+import dev.parapet.proxy.cache.CachingDownstream;
+import dev.parapet.proxy.cache.Refresh;
+import dev.parapet.proxy.http.Downstream;
+import dev.parapet.proxy.http.ForwardedHeaders;
+import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.http1.HeaderList;
+import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request through the proxy, top to bottom, as DESIGN.md draws the path:
+ *
+ * <pre>
+ *  head ─► valid? ─► route ─► cache ─────────► deadline ─► client limit ─► exchange
+ *           │400     │404      │hit, stale      │504        │429           │ origin gate: host,
+ *           │413 508           │wait for another                           │ breaker, fallback;
+ *                              │request's fetch (own timer: stale or 504)  │ admission; deadline;
+ *                              ▼                                           │ attempts
+ *                           resume: answered, or look up again and go on   │ (Exchange)
+ * </pre>
+ *
+ * Whatever the protocol, the request answers into a {@link Downstream}: the connection's own, or
+ * the edge cache's decorator around it, which records the origin's response or answers with a stale
+ * copy. The request's budget is fixed when its head arrives — min(route timeout, incoming {@code
+ * Parapet-Deadline}) from its start — and only shrinks: a request that waited for another's fetch
+ * keeps its start and budget when it goes on. A stale-while-revalidate refresh runs the same flow
+ * in the background ({@link #refresh}), answering into a downstream nobody reads.
+ *
+ * <p>Confined to the downstream's event loop.
+ */
+public final class RequestFlow implements CachingDownstream.Resume {
+  /** The load hint on a shed, for the calling tier's retry logic and balancers. */
+  public static final String CAPACITY_HEADER = "Parapet-Capacity";
+
+  private static final AsciiString DEADLINE = HeaderList.token(DeadlineHeader.NAME);
+
+  /** Where the request is, as the client sees it. */
+  private enum State {
+    /** Its head is being looked at. */
+    NEW,
+    /** It waits for another request's fetch of the same object. */
+    WAITING,
+    /** It went on towards the origin (its exchange may be queued for admission). */
+    FORWARDING,
+    /** The client has its answer (or its reset); an exchange may still finish at the origin. */
+    ANSWERED
+  }
+
+  final ProxyContext px;
+  private final Downstream client;
+  private final Client from;
+  private final HttpRequest request;
+  private final String method;
+  private final String target;
+  private final long startNanos;
+  private final boolean background;
+  private Downstream down;
+  private State state = State.NEW;
+  private @Nullable String host;
+  private String path = "/";
+  private String originForm = "/";
+  private @Nullable Route route;
+  private @Nullable OriginPool pool;
+  private long expiresAtNanos;
+  private int priority;
+  private boolean hasBody;
+  private long bodyBytes;
+  private int attempts;
+  private @Nullable CachingDownstream cache;
+  private @Nullable Exchange exchange;
+  private @Nullable ScheduledFuture<?> waitTimer;
+
+  /** The per-client limit this request holds a slot in, or null. */
+  private @Nullable ClientLimits clientSlot;
+
+  private RequestFlow(
+      ProxyContext px,
+      Downstream client,
+      Client from,
+      HttpRequest request,
+      long startNanos,
+      boolean background) {
+    this.px = px;
+    this.client = client;
+    this.down = client;
+    this.from = from;
+    this.request = request;
+    this.method = request.method().name();
+    this.target = request.uri();
+    this.startNanos = startNanos;
+    this.background = background;
+  }
+
+  /** Runs a client's request that just arrived; what it answers goes to {@code client}. */
+  public static RequestFlow start(
+      ProxyContext px, Downstream client, Client from, HttpRequest request) {
+    RequestFlow f = new RequestFlow(px, client, from, request, px.ticker.read(), false);
+    f.run();
+    return f;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The path
+
+  private void run() {
+    if (request.decoderResult().isFailure()) {
+      fail(ProxyError.BAD_REQUEST, RequestChecks.describe(request.decoderResult().cause()));
+      return;
+    }
+    String invalid = RequestChecks.problem(request, px.settings.maxHeaderFields());
+    if (invalid != null) {
+      fail(ProxyError.BAD_REQUEST, invalid);
+      return;
+    }
+    if (ForwardedHeaders.viaContains(request.headers(), px.settings.name())) {
+      fail(ProxyError.LOOP_DETECTED, "this proxy is already in Via");
+      return;
+    }
+    long declared = HttpUtil.getContentLength(request, -1L);
+    if (declared > px.settings.maxBodyBytes()) {
+      fail(
+          ProxyError.BODY_TOO_LARGE,
+          "Content-Length " + declared + " (expected: <= " + px.settings.maxBodyBytes() + ")");
+      return;
+    }
+    hasBody = HttpUtil.isTransferEncodingChunked(request) || declared > 0;
+    if (!parseTarget()) {
+      fail(ProxyError.BAD_REQUEST, "request target : " + target);
+      return;
+    }
+    Route r = px.routes.match(host, path);
+    if (r == null) {
+      fail(ProxyError.NO_ROUTE, "no route for this host and path");
+      return;
+    }
+    route = r;
+    OriginPool p = px.origins.get(r.origin());
+    if (p == null) {
+      fail(ProxyError.NO_ROUTE, "route has no origin pool", r.id(), -1, null);
+      return;
+    }
+    pool = p;
+    long incoming = DeadlineHeader.parseNanos(request.headers().get(DEADLINE));
+    expiresAtNanos =
+        Deadline.expiresAt(
+            DeadlinePolicy.requestBudgetNanos(r.timeout().toNanos(), incoming), startNanos);
+    String hint = request.headers().get(px.priorities.header());
+    priority =
+        hint == null
+            ? r.priority()
+            : px.priorities.classOf(r.priority(), hint, from.trustedBy(px.priorities));
+    if (!consultCache(false, startNanos)) {
+      proceed(startNanos);
+    }
+  }
+
+  /** Host, path and origin-form target from an origin-form or absolute-form request target. */
+  private boolean parseTarget() {
+    if (target.startsWith("/")) {
+      host = request.headers().get(HttpHeaderNames.HOST);
+      originForm = target;
+      int q = target.indexOf('?');
+      path = q < 0 ? target : target.substring(0, q);
+      return true;
+    }
+    try {
+      URI u = new URI(target);
+      if (u.getRawAuthority() == null || u.getRawPath() == null) {
+        return false;
+      }
+      host = u.getRawAuthority();
+      path = u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+      originForm = path + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+      return true;
+    } catch (URISyntaxException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The edge cache, for a route that caches: true when the request needs nothing more now —
+   * answered from the cache, or waiting for another request's fetch of the same object.
+   */
+  private boolean consultCache(boolean noCollapse, long now) {
+    Route r = route();
+    if (!px.cache.caches(r.id())) {
+      return false;
+    }
+    CachingDownstream c =
+        CachingDownstream.lookup(
+            px.cacheServices, client, request, r.id(), host, originForm, hasBody, noCollapse, this);
+    cache = c;
+    return switch (c.step()) {
+      case ANSWER -> {
+        Refresh refresh = c.takeRefresh();
+        answer(c.takeAnswer());
+        if (refresh != null) {
+          refresh(px, client, r, pool(), refresh);
+        }
+        yield true;
+      }
+      case WAIT -> {
+        state = State.WAITING;
+        long usable = px.deadlines.usableNanos(expiresAtNanos, now);
+        waitTimer =
+            client
+                .eventLoop()
+                .schedule(this::waitedTooLong, Math.max(1, usable), TimeUnit.NANOSECONDS);
+        yield true;
+      }
+      case FORWARD -> {
+        down = c;
+        yield false;
+      }
+    };
+  }
+
+  /** Towards the origin: deadline, the client's own limit, then the exchange. */
+  private void proceed(long now) {
+    state = State.FORWARDING;
+    if (px.deadlines.isExhausted(expiresAtNanos, now)) {
+      fail(
+          ProxyError.DEADLINE_TOO_SHORT,
+          "remaining deadline "
+              + Math.max(0, px.deadlines.usableNanos(expiresAtNanos, now) / 1_000_000)
+              + "ms is below min_useful",
+          route().id(),
+          -1,
+          null);
+      return;
+    }
+    px.syncOverload(now);
+    ClientLimits limits = px.clientLimits;
+    if (!background && limits.enabled()) {
+      if (!limits.tryAcquire(from.address())) {
+        fail(
+            ProxyError.CLIENT_LIMIT,
+            "this client already has " + limits.max() + " requests in flight",
+            px.settings.name(),
+            px.retryAfterSeconds(0),
+            null);
+        return;
+      }
+      clientSlot = limits;
+    }
+    OutboundRequest out =
+        new OutboundRequest(request, originForm, replayable(), from, px.viaMember);
+    Exchange ex =
+        new Exchange(
+            this, out, priority, background ? RequestKind.STALE_REFRESH : RequestKind.ORDINARY);
+    exchange = ex;
+    ex.begin(now);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Waiting for another request's fetch
+
+  /** The fetch this request waited for ended (on this loop): answered, or look up again. */
+  @Override
+  public void resume(@Nullable FullHttpResponse answer) {
+    if (state != State.WAITING) {
+      ReferenceCountUtil.release(answer);
+      return;
+    }
+    cancelWaitTimer();
+    if (answer != null) {
+      answer(answer);
+    } else if (!consultCache(true, px.ticker.read())) {
+      proceed(px.ticker.read()); // its own fetch, within what is left of its own budget
+    }
+  }
+
+  /** This request's own budget ended before the fetch it waits for: stale, else 504. */
+  private void waitedTooLong() {
+    waitTimer = null;
+    CachingDownstream c = cache;
+    if (state != State.WAITING || c == null) {
+      return;
+    }
+    c.stopWaiting();
+    down = c; // its answer to an error is a stale copy when stale-if-error allows one
+    fail(
+        ProxyError.RESPONSE_TIMEOUT,
+        "deadline reached while waiting for another request's fetch of this object",
+        route().id(),
+        -1,
+        null);
+  }
+
+  private void cancelWaitTimer() {
+    ScheduledFuture<?> t = waitTimer;
+    if (t != null) {
+      waitTimer = null;
+      t.cancel(false);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // From the client's side
+
+  /** A piece of the request's body, in order, up to its last content. */
+  public void onRequestContent(HttpContent c) {
+    Exchange ex = exchange;
+    if (ex == null || state != State.FORWARDING) {
+      ReferenceCountUtil.release(c);
+      return;
+    }
+    if (c.decoderResult().isFailure()) {
+      // The body lost its framing (a chunk size that is not one): what arrived must not reach the
+      // origin as a whole request. Local, not evidence.
+      String detail = RequestChecks.describe(c.decoderResult().cause());
+      ReferenceCountUtil.release(c);
+      abandon(ex, ProxyError.BAD_REQUEST, detail);
+      return;
+    }
+    bodyBytes += c.content().readableBytes();
+    if (bodyBytes > px.settings.maxBodyBytes()) {
+      ReferenceCountUtil.release(c);
+      abandon(
+          ex,
+          ProxyError.BODY_TOO_LARGE,
+          "request body over " + px.settings.maxBodyBytes() + " bytes");
+      return;
+    }
+    ex.onRequestContent(c);
+  }
+
+  private void abandon(Exchange ex, ProxyError error, String detail) {
+    boolean headOut = ex.phase() == Exchange.Phase.ANSWERING;
+    ex.abandon(px.ticker.read());
+    if (headOut) {
+      forwarded(Outcome.LOCAL_REJECTION, ex.responseStatus(), error, px.ticker.read());
+      down.reset(error, detail);
+    } else {
+      fail(error, detail);
+    }
+  }
+
+  /** The client's writability changed. */
+  public void onWritabilityChanged(boolean writable) {
+    Exchange ex = exchange;
+    if (ex != null) {
+      ex.clientWritable(writable);
+    }
+  }
+
+  /** The client went away before its answer was complete. */
+  public void onClientGone() {
+    long now = px.ticker.read();
+    cancelWaitTimer();
+    Exchange ex = exchange;
+    if (state == State.FORWARDING && ex != null && !ex.phase().isOver()) {
+      ex.cancel(now);
+      px.metrics.requestForwarded(route().id(), Outcome.CLIENT_CANCELLED, now - startNanos);
+      log(AccessLog.CLIENT_CLOSED, null, now);
+    }
+    state = State.ANSWERED;
+    releaseClientSlot();
+    CachingDownstream c = cache;
+    if (c != null) {
+      c.clientGone();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Answers
+
+  private void answer(FullHttpResponse r) {
+    state = State.ANSWERED;
+    log(r.status().code(), null, px.ticker.read());
+    client.answer(r);
+  }
+
+  private void fail(ProxyError error, String detail) {
+    fail(error, detail, null, -1, null);
+  }
+
+  /**
+   * Answers with the proxy's own error (through the cache's decorator, which may answer stale).
+   *
+   * @param scope the breaker or pool the error is about, or null
+   * @param retryAfterSeconds for {@code Retry-After}, negative for none
+   * @param capacity the load hint for the calling tier ({@link #CAPACITY_HEADER}), or null
+   */
+  void fail(
+      ProxyError error,
+      String detail,
+      @Nullable String scope,
+      long retryAfterSeconds,
+      @Nullable String capacity) {
+    if (state == State.ANSWERED) {
+      return;
+    }
+    state = State.ANSWERED;
+    releaseClientSlot();
+    long now = px.ticker.read();
+    if (background) {
+      backgroundEnded();
+    } else {
+      px.metrics.requestLocal(routeLabel(), error.ordinal(), now - startNanos);
+      log(error.status().code(), error.name(), now);
+    }
+    FullHttpResponse r =
+        px.responses.build(client.alloc(), error, detail, scope, retryAfterSeconds);
+    if (capacity != null) {
+      r.headers().set(CAPACITY_HEADER, capacity);
+    }
+    down.error(error, detail, r);
+  }
+
+  /**
+   * The exchange forwarded an origin response (whole, or cut short by {@code error}): metrics and
+   * the log line, before the client can see the end.
+   */
+  void forwarded(Outcome outcome, int status, @Nullable ProxyError error, long now) {
+    state = State.ANSWERED;
+    releaseClientSlot(); // before the client sees the end: its next request may come on another
+    // loop
+    if (background) {
+      backgroundEnded();
+      return;
+    }
+    px.metrics.requestForwarded(route().id(), outcome, now - startNanos);
+    log(status, error == null ? null : error.name(), now);
+  }
+
+  /** The exchange started attempt number {@code n}. */
+  void attemptStarted(int n) {
+    attempts = n;
+    if (background && n == 1) {
+      px.cacheServices.count(dev.parapet.proxy.cache.EdgeCache.Status.REFRESH);
+    }
+  }
+
+  private void releaseClientSlot() {
+    ClientLimits limits = clientSlot;
+    if (limits != null) {
+      clientSlot = null;
+      limits.release(from.address());
+    }
+  }
+
+  private void log(int status, @Nullable String error, long now) {
+    AccessLog log = px.accessLog;
+    if (log != null && !background) {
+      log.record(
+          System.currentTimeMillis(),
+          routeLabel(),
+          method,
+          target,
+          status,
+          now - startNanos,
+          attempts,
+          error,
+          from.ip());
+    }
+  }
+
+  private String routeLabel() {
+    Route r = route;
+    return r == null ? ProxyMetrics.NO_ROUTE : r.id();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Background refresh
+
+  /**
+   * Refreshes a stale entry behind the answer that served it (stale-while-revalidate, or an
+   * incident that prefers stale): a conditional GET through the same exchange as any request — the
+   * route's breaker, admission at the lowest class, the origin's timeout, no retry — recorded by
+   * the cache's decorator into a downstream nobody reads.
+   */
+  static void refresh(
+      ProxyContext px, Downstream client, Route route, OriginPool pool, Refresh refresh) {
+    long now = px.ticker.read();
+    Downstream sink = new DiscardingDownstream(client.eventLoop(), client.alloc());
+    HttpRequest request = refresh.request();
+    RequestFlow f = new RequestFlow(px, sink, Client.UNKNOWN, request, now, true);
+    CachingDownstream c = CachingDownstream.refreshing(px.cacheServices, sink, refresh);
+    f.cache = c;
+    f.down = c;
+    f.route = route;
+    f.pool = pool;
+    f.originForm = request.uri();
+    f.path = refresh.path();
+    f.priority = 4;
+    long budget = pool.settings().timeout().toNanos() + px.deadlines.reserveNanos();
+    f.expiresAtNanos = Deadline.expiresAt(budget, now);
+    f.proceed(now);
+  }
+
+  private void backgroundEnded() {
+    if (attempts == 0) {
+      px.cacheServices.count(dev.parapet.proxy.cache.EdgeCache.Status.REFRESH_SKIPPED);
+    }
+    px.cache.backgroundDone();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // What the exchange reads
+
+  Downstream downstream() {
+    return down;
+  }
+
+  Client client() {
+    return from;
+  }
+
+  Route route() {
+    Route r = route;
+    if (r == null) {
+      throw new IllegalStateException("route : null (expected: routed)");
+    }
+    return r;
+  }
+
+  OriginPool pool() {
+    OriginPool p = pool;
+    if (p == null) {
+      throw new IllegalStateException("pool : null (expected: routed)");
+    }
+    return p;
+  }
+
+  /** The request path: the ring-hash key. */
+  String path() {
+    return path;
+  }
+
+  long startNanos() {
+    return startNanos;
+  }
+
+  long expiresAtNanos() {
+    return expiresAtNanos;
+  }
+
+  int priority() {
+    return priority;
+  }
+
+  /** Without a body, and idempotent (or its route opted in): it may be sent again. */
+  boolean replayable() {
+    return !hasBody
+        && (RequestChecks.IDEMPOTENT.contains(request.method()) || route().retryNonIdempotent());
+  }
+
+  /** May go to the origin more than once: replayable and not a background refresh. */
+  boolean mayRetry() {
+    return replayable() && !background;
+  }
+
+  /** May be sent twice at once: retryable and idempotent, whatever the route allows for retries. */
+  boolean hedgeable() {
+    return mayRetry() && RequestChecks.IDEMPOTENT.contains(request.method());
+  }
+}

@@ -1,0 +1,275 @@
+package dev.parapet.proxy.flow;
+
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.exchange.Attempt;
+import dev.parapet.core.exchange.AttemptPolicy;
+import dev.parapet.core.outcome.Outcome;
+import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.upstream.HostPool;
+import dev.parapet.proxy.upstream.OriginConnection;
+import dev.parapet.proxy.upstream.OriginPool;
+import io.netty.channel.Channel;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One attempt at an origin host over a pooled connection: it takes a slot in its origin pool, a
+ * connection from its host, arms its own timeout, and turns what the connection reports into calls
+ * on its {@link AttemptListener} (the exchange). Its life — pending, connecting, sent, won, ended —
+ * is the core {@link Attempt}'s, moved by the exchange's decision sequence; what it holds here (the
+ * pool slot, the connection, the timer) is given back once, by {@link #release}.
+ *
+ * <pre>
+ * start ─► pool slot ─► timer ─► host.acquire ─► onConnection ─► listener.onConnected (request out)
+ *            │full                     │refused, limit       origin messages ─► head, content
+ *            ▼                         ▼                     closed, exception, timer ─► failed
+ *         false                     failed
+ * </pre>
+ */
+final class UpstreamAttempt extends Attempt
+    implements HostPool.Acquirer, OriginConnection.Listener, Runnable {
+  private final OriginPool pool;
+  private final HostPool host;
+  private final AttemptListener listener;
+  private @Nullable Channel origin;
+  private @Nullable ScheduledFuture<?> timer;
+
+  /** Whether it holds a slot in {@link OriginPool#tryStartRequest} (given back in release). */
+  private boolean poolSlot;
+
+  /** The origin's response allows the connection to be reused. */
+  private boolean originKeepAlive;
+
+  private @Nullable ProxyError error;
+  private String detail = "";
+  private String scope = "";
+  private @Nullable Outcome evidence;
+
+  UpstreamAttempt(
+      Kind kind,
+      CircuitBreaker breaker,
+      AttemptPolicy policy,
+      OriginPool pool,
+      HostPool host,
+      AttemptListener listener) {
+    super(kind, breaker, policy);
+    this.pool = pool;
+    this.host = host;
+    this.listener = listener;
+  }
+
+  OriginPool pool() {
+    return pool;
+  }
+
+  HostPool host() {
+    return host;
+  }
+
+  CircuitBreaker requireBreaker() {
+    CircuitBreaker b = breaker();
+    if (b == null) {
+      throw new IllegalStateException("attempt : " + this + " (expected: a breaker)");
+    }
+    return b;
+  }
+
+  /** Why it failed, once it did: the answer the client gets if nothing else is tried. */
+  @Nullable ProxyError error() {
+    return error;
+  }
+
+  String detail() {
+    return detail;
+  }
+
+  /** What the failure is about: the breaker's key, or the pool's name for a full pool. */
+  String scope() {
+    return scope;
+  }
+
+  /** What the failure said about the origin, or null when it was local. */
+  @Nullable Outcome evidence() {
+    return evidence;
+  }
+
+  boolean originKeepAlive() {
+    return originKeepAlive;
+  }
+
+  /**
+   * Takes a pool slot, arms the timeout ({@link #timeoutNanos()}) and asks the host for a
+   * connection. False when the pool's {@code max_requests} is reached (then nothing is held).
+   */
+  boolean start(EventLoop loop) {
+    if (!pool.tryStartRequest()) {
+      failedWith(ProxyError.CONNECTION_LIMIT, "max_requests reached", pool.name(), null);
+      return false;
+    }
+    poolSlot = true;
+    timer = loop.schedule(this, timeoutNanos(), TimeUnit.NANOSECONDS);
+    host.acquire(loop, this);
+    return true;
+  }
+
+  /** Pauses or resumes reading the origin's response (the client cannot take more). */
+  void readOrigin(boolean on) {
+    Channel o = origin;
+    if (o != null) {
+      o.config().setAutoRead(on);
+    }
+  }
+
+  /** The connection, once there is one. */
+  @Nullable Channel origin() {
+    return origin;
+  }
+
+  /** Gives back the timer, the connection (kept for reuse only when {@code reuse}), the slot. */
+  void release(boolean reuse) {
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      timer = null;
+      t.cancel(false);
+    }
+    Channel o = origin;
+    if (o != null) {
+      origin = null;
+      OriginConnection.of(o).detach();
+      host.release(o, reuse);
+    }
+    if (poolSlot) {
+      poolSlot = false;
+      pool.finishRequest();
+    }
+  }
+
+  /** The timeout. */
+  @Override
+  public void run() {
+    timer = null;
+    if (isLive()) {
+      fail(
+          ProxyError.RESPONSE_TIMEOUT,
+          "no complete response within " + (timeoutNanos() / 1_000_000) + "ms",
+          origin == null ? null : Outcome.TIMEOUT);
+    }
+  }
+
+  // --- HostPool.Acquirer
+
+  @Override
+  public boolean isCancelled() {
+    return !isLive();
+  }
+
+  @Override
+  public void onConnection(Channel ch) {
+    if (!isLive()) {
+      host.release(ch, true);
+      return;
+    }
+    origin = ch;
+    OriginConnection.of(ch).attach(this);
+    ch.config().setAutoRead(true); // no-op unless a previous exchange paused it
+    listener.onConnected(this, ch);
+  }
+
+  @Override
+  public void onConnectFailure(Throwable cause) {
+    if (isLive()) {
+      fail(
+          cause instanceof ConnectTimeoutException
+              ? ProxyError.CONNECT_TIMEOUT
+              : ProxyError.CONNECTION_REFUSED,
+          RequestChecks.describe(cause),
+          Outcome.CONNECT_FAILURE);
+    }
+  }
+
+  @Override
+  public void onLimitReached() {
+    if (isLive()) {
+      fail(ProxyError.CONNECTION_LIMIT, "origin host connection and pending limits reached", null);
+    }
+  }
+
+  // --- OriginConnection.Listener
+
+  @Override
+  public void onOriginMessage(HttpObject msg) {
+    if (!isLive()) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg.decoderResult().isFailure()) {
+      ReferenceCountUtil.release(msg);
+      fail(
+          ProxyError.MALFORMED_RESPONSE,
+          RequestChecks.describe(msg.decoderResult().cause()),
+          Outcome.MALFORMED_RESPONSE);
+    } else if (msg instanceof HttpResponse resp) {
+      if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+        // Interim responses (100, 103) are not forwarded; 101 would need an upgrade we refuse.
+        ReferenceCountUtil.release(msg);
+        if (resp.status().code() == 101) {
+          fail(
+              ProxyError.MALFORMED_RESPONSE,
+              "origin switched protocols",
+              Outcome.MALFORMED_RESPONSE);
+        }
+        return;
+      }
+      originKeepAlive = HttpUtil.isKeepAlive(resp);
+      listener.onResponseHead(this, resp);
+    } else {
+      listener.onResponseContent(this, (HttpContent) msg);
+    }
+  }
+
+  @Override
+  public void onOriginClosed() {
+    if (isLive()) {
+      fail(
+          ProxyError.CONNECTION_TERMINATED,
+          state() == State.WON ? "origin closed mid-response" : "origin closed before responding",
+          Outcome.CONNECT_FAILURE);
+    }
+  }
+
+  @Override
+  public void onOriginException(Throwable cause) {
+    if (isLive()) {
+      fail(
+          ProxyError.CONNECTION_TERMINATED, RequestChecks.describe(cause), Outcome.CONNECT_FAILURE);
+    }
+  }
+
+  @Override
+  public void onOriginWritabilityChanged(boolean writable) {
+    if (isLive()) {
+      listener.onOriginWritable(this, writable);
+    }
+  }
+
+  private void fail(ProxyError e, String why, @Nullable Outcome ev) {
+    failedWith(e, why, requireBreaker().key().toString(), ev);
+    listener.onAttemptFailed(this, ev);
+  }
+
+  private void failedWith(ProxyError e, String why, String about, @Nullable Outcome ev) {
+    error = e;
+    detail = why;
+    scope = about;
+    evidence = ev;
+  }
+}
