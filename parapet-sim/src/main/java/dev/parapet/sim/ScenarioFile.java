@@ -35,33 +35,33 @@ final class ScenarioFile {
 
   static Scenario parse(String yaml, String source) throws ConfigException {
     List<String> errors = new ArrayList<>();
-    YamlNode root = new YamlNode(readTree(yaml, source), "", errors);
+    YamlCursor root = new YamlCursor(readTree(yaml, source), "", errors);
     root.allowOnly(Set.of("name", "description", "fleet", "traffic", "origin", "tick", "variants"));
     String name = root.get("name").requiredText();
     String description = root.get("description").text("user scenario");
 
-    YamlNode fleet = root.get("fleet");
+    YamlCursor fleet = root.get("fleet");
     fleet.allowOnly(Set.of("pops", "servers_per_pop", "workers_per_server", "rate_per_server"));
     int pops = (int) fleet.get("pops").integer(1, 1, 100_000);
     int serversPerPop = (int) fleet.get("servers_per_pop").integer(1, 1, 10_000);
     int workers = (int) fleet.get("workers_per_server").integer(1000, 1, 10_000_000);
     double rate = fleet.get("rate_per_server").number(100, 0, 10_000_000);
 
-    YamlNode traffic = root.get("traffic");
+    YamlCursor traffic = root.get("traffic");
     traffic.allowOnly(Set.of("sick_share", "healthy_median"));
     double sickShare = traffic.get("sick_share").rate(1.0, 0, 1);
     double healthyMedian = millis(traffic.get("healthy_median").duration(Duration.ofMillis(50)));
 
-    YamlNode origin = root.get("origin");
+    YamlCursor origin = root.get("origin");
     origin.allowOnly(Set.of("capacity_rps", "slow_threshold", "timeline"));
     double capacity = origin.get("capacity_rps").number(0, 0, 1e12);
     double slow = millis(origin.get("slow_threshold").duration(Duration.ofMillis(500)));
     List<OriginPhase> timeline = new ArrayList<>();
-    YamlNode tl = origin.get("timeline");
+    YamlCursor tl = origin.get("timeline");
     if (!tl.present()) {
       tl.error("required (expected: a list of phases)");
     }
-    for (YamlNode p : tl.list()) {
+    for (YamlCursor p : tl.list()) {
       p.allowOnly(Set.of("name", "duration", "median", "sigma", "error_rate", "hang_rate", "down"));
       timeline.add(
           new OriginPhase(
@@ -76,23 +76,23 @@ final class ScenarioFile {
     if (tl.present() && timeline.isEmpty()) {
       tl.error("must not be empty");
     }
-    YamlNode tickNode = root.get("tick");
+    YamlCursor tickNode = root.get("tick");
     Duration tick = tickNode.duration(Duration.ofMillis(10));
     if (tick.toMillis() < 1 || tick.toMillis() > 1000) {
       tickNode.error("must be in [1ms, 1s], was " + tick.toMillis() + "ms");
     }
 
     List<Variant> variants = new ArrayList<>();
-    YamlNode vs = root.get("variants");
+    YamlCursor vs = root.get("variants");
     if (!vs.present()) {
       vs.error("required (expected: a list of variants)");
     }
-    for (YamlNode v : vs.list()) {
+    for (YamlCursor v : vs.list()) {
       v.allowOnly(Set.of("name", "breaker", "retry", "timeouts", "limit", "hedge"));
       String vname = v.get("name").requiredText();
-      YamlNode b = v.get("breaker");
+      YamlCursor b = v.get("breaker");
       BreakerPolicy policy = b.present() ? breaker(b) : null;
-      YamlNode r = v.get("retry");
+      YamlCursor r = v.get("retry");
       r.allowOnly(Set.of("mode", "ratio", "min_concurrency"));
       String modeText = r.get("mode").text("none");
       RetryMode mode = RetryMode.NONE;
@@ -104,8 +104,8 @@ final class ScenarioFile {
       double ratio = r.get("ratio").rate(0.20, 0, 1);
       int min = (int) r.get("min_concurrency").integer(5, 0, 1_000_000);
       List<Long> timeouts = new ArrayList<>();
-      YamlNode ts = v.get("timeouts");
-      for (YamlNode t : ts.list()) {
+      YamlCursor ts = v.get("timeouts");
+      for (YamlCursor t : ts.list()) {
         timeouts.add((long) millis(t.duration(Duration.ofSeconds(1))));
       }
       if (!ts.present()) {
@@ -115,7 +115,7 @@ final class ScenarioFile {
         timeouts = List.of(10_000L);
       }
       LimitSpec limit = null;
-      YamlNode l = v.get("limit");
+      YamlCursor l = v.get("limit");
       if (l.present()) {
         l.allowOnly(Set.of("algorithm", "initial", "min", "max"));
         String algorithm = l.get("algorithm").text("gradient2");
@@ -156,8 +156,8 @@ final class ScenarioFile {
   /** A breaker policy file: the proxy's {@code breaker:} block, at the top level or under it. */
   static BreakerPolicy parsePolicy(String yaml, String source) throws ConfigException {
     List<String> errors = new ArrayList<>();
-    YamlNode root = new YamlNode(readTree(yaml, source), "", errors);
-    YamlNode b = root.get("breaker").present() ? root.get("breaker") : root;
+    YamlCursor root = new YamlCursor(readTree(yaml, source), "", errors);
+    YamlCursor b = root.get("breaker").present() ? root.get("breaker") : root;
     BreakerPolicy p = breaker(b);
     if (!errors.isEmpty() || p == null) {
       throw new ConfigException(source, errors);
@@ -183,7 +183,7 @@ final class ScenarioFile {
   }
 
   /** Maps a {@code breaker:} block onto the core's builder; null when the builder refused it. */
-  static @Nullable BreakerPolicy breaker(YamlNode b) {
+  static @Nullable BreakerPolicy breaker(YamlCursor b) {
     b.allowOnly(
         Set.of(
             "mode",
@@ -203,29 +203,29 @@ final class ScenarioFile {
         (int) b.get("buckets").integer(d.buckets(), 1, 10_000));
     builder.minRequests((int) b.get("min_requests").integer(d.minRequests(), 1, Integer.MAX_VALUE));
     builder.failureRate(b.get("failure_rate").rate(d.failureRate(), 0, 1));
-    YamlNode slow = b.get("slow");
+    YamlCursor slow = b.get("slow");
     slow.allowOnly(Set.of("rate", "weight"));
     builder.slowRate(slow.get("rate").rate(d.slowRate(), 0, 1));
     builder.slowWeight(slow.get("weight").number(d.slowWeight(), 0, 1));
-    YamlNode cf = b.get("connect_failures");
+    YamlCursor cf = b.get("connect_failures");
     cf.allowOnly(Set.of("count", "within"));
     builder.connectFailures(
         (int) cf.get("count").integer(d.connectFailures(), 0, 10_000),
         cf.get("within").duration(d.connectFailuresWithin()));
-    YamlNode open = b.get("open");
+    YamlCursor open = b.get("open");
     open.allowOnly(Set.of("base", "max", "jitter"));
     builder.open(
         open.get("base").duration(d.openBase()),
         open.get("max").duration(d.openMax()),
         open.get("jitter").rate(d.openJitter(), 0, 0.99));
-    YamlNode ho = b.get("half_open");
+    YamlCursor ho = b.get("half_open");
     ho.allowOnly(Set.of("probes", "spacing", "required", "max_latency"));
     builder.halfOpen(
         (int) ho.get("probes").integer(d.probes(), 1, 1000),
         ho.get("spacing").duration(d.probeSpacing()),
         (int) ho.get("required").integer(d.probesRequired(), 1, 1000),
         ho.get("max_latency").duration(d.probeMaxLatency()));
-    YamlNode ramp = b.get("ramp");
+    YamlCursor ramp = b.get("ramp");
     ramp.allowOnly(Set.of("from", "over"));
     builder.ramp(
         ramp.get("from").rate(d.rampFrom(), 0, 1), ramp.get("over").duration(d.rampOver()));

@@ -7,7 +7,6 @@ import dev.parapet.proxy.faultorigin.FaultPlan;
 import dev.parapet.proxy.faultorigin.FaultPlanJson;
 import dev.parapet.proxy.faultorigin.Health;
 import dev.parapet.proxy.faultorigin.Latency;
-import dev.parapet.proxy.faultorigin.Percent;
 import dev.parapet.proxy.faultorigin.PlanException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -236,7 +235,7 @@ public final class OriginCommand implements Callable<Integer> {
   }
 
   private static double rate(String flag, String text) {
-    return Percent.parse(flag, text);
+    return Behaviour.parseRate(flag, text);
   }
 
   /** {@code error_rate + hang_rate} becomes {@code --error-rate + --hang-rate}. */

@@ -5,7 +5,6 @@ import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.proxy.config.MappingReader.ShareRange;
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -23,7 +22,7 @@ import java.util.regex.Pattern;
  */
 final class BreakerConfigReader {
   static final Set<String> KEYS =
-      keys(
+      MappingReader.keys(
           "scope",
           "mode",
           "window",
@@ -38,27 +37,23 @@ final class BreakerConfigReader {
           "ramp",
           "flapping",
           "probe");
-  private static final Set<String> SLOW = keys("threshold", "weight", "rate", "floor");
-  private static final Set<String> CONNECT_FAILURES = keys("count", "within");
-  private static final Set<String> OPEN = keys("base", "max", "jitter");
+  private static final Set<String> SLOW =
+      MappingReader.keys("threshold", "weight", "rate", "floor");
+  private static final Set<String> CONNECT_FAILURES = MappingReader.keys("count", "within");
+  private static final Set<String> OPEN = MappingReader.keys("base", "max", "jitter");
   private static final Set<String> HALF_OPEN =
-      keys("probes", "spacing", "required", "max_latency", "probe_timeout");
-  private static final Set<String> RAMP = keys("from", "over");
-  private static final Set<String> FLAPPING = keys("opens", "within");
-  private static final Set<String> PROBE = keys("path");
+      MappingReader.keys("probes", "spacing", "required", "max_latency", "probe_timeout");
+  private static final Set<String> RAMP = MappingReader.keys("from", "over");
+  private static final Set<String> FLAPPING = MappingReader.keys("opens", "within");
+  private static final Set<String> PROBE = MappingReader.keys("path");
   private static final Pattern RELATIVE =
       Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3})?)\\s*x\\s*p(\\d{1,2}(?:\\.\\d{1,3})?)");
   private static final Pattern CORE_MESSAGE = Pattern.compile("(\\S+) : (.*) \\(expected: (.*)\\)");
-  private static final int MAX_COUNT = 1_000_000;
 
   private final List<ConfigProblem> problems;
 
   BreakerConfigReader(List<ConfigProblem> problems) {
     this.problems = problems;
-  }
-
-  private static Set<String> keys(String... names) {
-    return new LinkedHashSet<>(List.of(names));
   }
 
   /**
@@ -80,7 +75,7 @@ final class BreakerConfigReader {
       window = r.positiveDuration("window", base.window());
       kind = BreakerPolicy.WindowKind.TIME;
     } else if (r.has("window_size")) {
-      windowSize = r.integer("window_size", base.windowSize(), 1, MAX_COUNT);
+      windowSize = r.integer("window_size", base.windowSize(), 1, MappingReader.MAX_COUNT);
       kind = BreakerPolicy.WindowKind.COUNT;
     }
     int buckets = r.integer("buckets", base.buckets(), 1, 10_000);
@@ -98,7 +93,7 @@ final class BreakerConfigReader {
       // Keep the merged result consistent, so a route inheriting it does not repeat the error.
       buckets = (int) Math.max(1, Math.min(base.buckets(), window.toMillis()));
     }
-    int minRequests = r.integer("min_requests", base.minRequests(), 1, MAX_COUNT);
+    int minRequests = r.integer("min_requests", base.minRequests(), 1, MappingReader.MAX_COUNT);
     double failureRate = r.percent("failure_rate", base.failureRate(), ShareRange.ABOVE_ZERO);
 
     MappingReader s = r.mapping("slow", SLOW);

@@ -3,6 +3,7 @@ package dev.parapet.proxy.config;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -17,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  * file is found in one pass. Keys the block does not know are reported with the closest known key.
  */
 final class MappingReader {
+  /** The upper bound of most counts (limits, queue lengths, request minimums). */
+  static final int MAX_COUNT = 1_000_000;
+
   private final String path;
   private final YamlNode.@Nullable Mapping mapping;
   private final YamlNode.Location location;
@@ -70,6 +74,11 @@ final class MappingReader {
       }
     }
     return new MappingReader(path, m, m.location(), problems);
+  }
+
+  /** The keys a block knows, in the order messages list them. */
+  static Set<String> keys(String... names) {
+    return new LinkedHashSet<>(List.of(names));
   }
 
   static String join(String path, String key) {

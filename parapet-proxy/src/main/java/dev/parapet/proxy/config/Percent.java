@@ -1,13 +1,15 @@
 package dev.parapet.proxy.config;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Shares written as percentages ({@code 20%}, {@code 12.5%}) and held as fractions ({@code 0.2}).
- * Configuration also accepts a plain fraction such as {@code 0.85} where DESIGN.md writes one (the
- * overload thresholds); see {@link #parse(String, boolean)}.
+ * Shares written as percentages ({@code 20%}, {@code 12.5%}) and held as fractions ({@code 0.2}),
+ * in the configuration and in the fault-injecting origin's plans alike. Configuration also accepts
+ * a plain fraction such as {@code 0.85} where DESIGN.md writes one (the overload thresholds); see
+ * {@link #parse(String, boolean)}. Ranges are the caller's to check.
  */
 public final class Percent {
   private static final Pattern PERCENT = Pattern.compile("(\\d{1,6}(?:\\.\\d{1,6})?)\\s*%");
@@ -38,9 +40,27 @@ public final class Percent {
             + "'");
   }
 
-  /** A fraction as a percentage: {@code 0.2} → {@code 20%}, {@code 0.125} → {@code 12.5%}. */
+  /**
+   * A fraction as a percentage, in the shortest form that reads back to it: {@code 0.2} → {@code
+   * 20%}, {@code 0.125} → {@code 12.5%}.
+   */
   public static String format(double fraction) {
-    BigDecimal p = new BigDecimal(Double.toString(fraction)).movePointRight(2).stripTrailingZeros();
-    return (p.scale() < 0 ? p.setScale(0) : p).toPlainString() + "%";
+    return plain(BigDecimal.valueOf(fraction).movePointRight(2));
+  }
+
+  /**
+   * A fraction as a percentage rounded (half even) to at most {@code maxDecimals} decimals, for
+   * computed values whose binary noise should not show: {@code 0.7 + 0.4} → {@code 110%}, and with
+   * four decimals {@code 1.0 / 3} → {@code 33.3333%}.
+   */
+  public static String format(double fraction, int maxDecimals) {
+    return plain(
+        BigDecimal.valueOf(fraction)
+            .movePointRight(2)
+            .setScale(maxDecimals, RoundingMode.HALF_EVEN));
+  }
+
+  private static String plain(BigDecimal percent) {
+    return percent.stripTrailingZeros().toPlainString() + "%";
   }
 }

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.faultorigin;
 
+import dev.parapet.proxy.config.Percent;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,6 +38,8 @@ public record Behaviour(
     double hangRate,
     double garbageRate) {
 
+  private static final String RATE_RANGE = "a percentage in [0%, 100%]";
+
   /** Largest body the origin sends. */
   public static final int MAX_BODY_SIZE = 1 << 30;
 
@@ -53,7 +56,7 @@ public record Behaviour(
     }
     requireHeaderValue("cache_control", cacheControl);
     requireHeaderValue("etag", etag);
-    if (etag != null && !(etag.matches("(W/)?\"[^\"]*\""))) {
+    if (etag != null && !etag.matches("(W/)?\"[^\"]*\"")) {
       throw new PlanException(
           "etag", "a quoted entity tag such as \"v1\"", PlanException.quoted(etag));
     }
@@ -67,7 +70,7 @@ public record Behaviour(
       throw new PlanException(
           "error_rate + reset_rate + mid_body_reset_rate + hang_rate + garbage_rate",
           "a sum <= 100%",
-          Percent.format(sum));
+          formatRate(sum));
     }
   }
 
@@ -112,8 +115,44 @@ public record Behaviour(
     }
   }
 
+  /**
+   * Reads a rate as people write it, {@code 30%} or {@code 0.5%}, into the probability the plan
+   * stores ({@code 0.3}). The percent sign is required so that {@code 30} (a number of what?) is
+   * refused instead of guessed; {@code field} names the value in errors.
+   *
+   * @throws PlanException when {@code text} is not a percentage in [0%, 100%]
+   */
+  public static double parseRate(String field, String text) {
+    String t = text.strip();
+    // "-1%" is a percentage, only out of range: say so rather than that it is no percentage.
+    boolean negative = t.length() > 1 && t.charAt(0) == '-' && Character.isDigit(t.charAt(1));
+    double rate;
+    try {
+      rate = Percent.parse(negative ? t.substring(1) : t, false);
+    } catch (IllegalArgumentException e) {
+      throw new PlanException(field, "a percentage such as 30%", PlanException.quoted(text));
+    }
+    if (negative && rate > 0) {
+      throw new PlanException(field, RATE_RANGE, PlanException.quoted(text));
+    }
+    return requireRate(field, rate, PlanException.quoted(text));
+  }
+
+  /** Checks a rate is a probability in {@code [0, 1]}; {@code found} is how the caller wrote it. */
+  static double requireRate(String field, double rate, String found) {
+    if (!(rate >= 0.0 && rate <= 1.0)) {
+      throw new PlanException(field, RATE_RANGE, found);
+    }
+    return rate;
+  }
+
+  /** A rate as a percentage with up to four decimals: {@code 0.3} → {@code 30%}. */
+  static String formatRate(double rate) {
+    return Percent.format(rate, 4);
+  }
+
   private static void requireRate(String field, double rate) {
-    Percent.checked(field, rate, Percent.format(rate));
+    requireRate(field, rate, formatRate(rate));
   }
 
   private static void requireHeaderValue(String field, @Nullable String value) {

@@ -178,12 +178,12 @@ public final class FaultPlanJson {
     node.put("cache_control", b.cacheControl());
     node.put("etag", b.etag());
     node.put("latency", b.latency().text());
-    node.put("error_rate", Percent.format(b.errorRate()));
+    node.put("error_rate", Behaviour.formatRate(b.errorRate()));
     node.put("error_status", b.errorStatus());
-    node.put("reset_rate", Percent.format(b.resetRate()));
-    node.put("mid_body_reset_rate", Percent.format(b.midBodyResetRate()));
-    node.put("hang_rate", Percent.format(b.hangRate()));
-    node.put("garbage_rate", Percent.format(b.garbageRate()));
+    node.put("reset_rate", Behaviour.formatRate(b.resetRate()));
+    node.put("mid_body_reset_rate", Behaviour.formatRate(b.midBodyResetRate()));
+    node.put("hang_rate", Behaviour.formatRate(b.hangRate()));
+    node.put("garbage_rate", Behaviour.formatRate(b.garbageRate()));
   }
 
   private static int integer(String name, JsonNode value) {
@@ -206,10 +206,11 @@ public final class FaultPlanJson {
 
   private static double rate(String name, JsonNode value) {
     if (value.isNumber()) {
-      return Percent.checked(name, value.doubleValue(), value.asText() + " (a fraction in [0, 1])");
+      return Behaviour.requireRate(
+          name, value.doubleValue(), value.asText() + " (a fraction in [0, 1])");
     }
     if (value.isTextual()) {
-      return Percent.parse(name, value.textValue());
+      return Behaviour.parseRate(name, value.textValue());
     }
     throw new PlanException(name, "a percentage such as \"30%\"", describe(value));
   }

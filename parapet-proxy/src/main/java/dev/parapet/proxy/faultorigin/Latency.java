@@ -153,7 +153,7 @@ public sealed interface Latency {
     @Override
     public String text() {
       return "bimodal:"
-          + Percent.format(fastShare)
+          + Behaviour.formatRate(fastShare)
           + ":"
           + formatDuration(fastNanos)
           + ","
@@ -204,7 +204,7 @@ public sealed interface Latency {
             int comma = args.indexOf(',');
             if (share > 0 && comma > share) {
               return new Bimodal(
-                  Percent.parse(field, args.substring(0, share)),
+                  Behaviour.parseRate(field, args.substring(0, share)),
                   parseDuration(args.substring(share + 1, comma)),
                   parseDuration(args.substring(comma + 1)));
             }

@@ -65,6 +65,13 @@ class ValueFormatsTest {
     assertThat(Percent.format(0.2)).isEqualTo("20%");
   }
 
+  @Test
+  void computedSharesFormatWithoutBinaryNoise() {
+    assertThat(Percent.format(0.7 + 0.4, 4)).isEqualTo("110%");
+    assertThat(Percent.format(1.0 / 3, 4)).isEqualTo("33.3333%");
+    assertThat(Percent.format(0.125, 4)).isEqualTo("12.5%");
+  }
+
   @ParameterizedTest
   @CsvSource({
     "256MiB, 268435456",

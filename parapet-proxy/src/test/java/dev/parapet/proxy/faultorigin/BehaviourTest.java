@@ -47,14 +47,18 @@ class BehaviourTest {
 
   @Test
   void percentagesReadAndWriteAsPeopleWriteThem() {
-    assertThat(Percent.parse("rate", "30%")).isEqualTo(0.3);
-    assertThat(Percent.parse("rate", " 0.5 % ")).isEqualTo(0.005);
-    assertThat(Percent.format(0.07)).isEqualTo("7%");
-    assertThat(Percent.format(0.125)).isEqualTo("12.5%");
-    assertThatThrownBy(() -> Percent.parse("--error-rate", "30"))
+    assertThat(Behaviour.parseRate("rate", "30%")).isEqualTo(0.3);
+    assertThat(Behaviour.parseRate("rate", " 0.5 % ")).isEqualTo(0.005);
+    assertThat(Behaviour.parseRate("rate", "-0%")).isEqualTo(0.0);
+    assertThat(Behaviour.formatRate(0.07)).isEqualTo("7%");
+    assertThat(Behaviour.formatRate(0.125)).isEqualTo("12.5%");
+    assertThat(Behaviour.formatRate(1.0 / 3)).isEqualTo("33.3333%");
+    assertThatThrownBy(() -> Behaviour.parseRate("--error-rate", "30"))
         .hasMessage("--error-rate: expected a percentage such as 30%, found '30'");
-    assertThatThrownBy(() -> Percent.parse("--error-rate", "-1%"))
+    assertThatThrownBy(() -> Behaviour.parseRate("--error-rate", "-1%"))
         .hasMessage("--error-rate: expected a percentage in [0%, 100%], found '-1%'");
+    assertThatThrownBy(() -> Behaviour.parseRate("--error-rate", "100.5%"))
+        .hasMessage("--error-rate: expected a percentage in [0%, 100%], found '100.5%'");
   }
 
   @Test

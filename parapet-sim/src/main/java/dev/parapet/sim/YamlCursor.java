@@ -18,14 +18,14 @@ import org.jspecify.annotations.Nullable;
  * path"). Durations are written like the proxy's configuration ({@code 250ms}, {@code 8s}, {@code
  * 5m}); rates as {@code 20%} or a fraction.
  */
-final class YamlNode {
+final class YamlCursor {
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
 
   private final @Nullable JsonNode node;
   private final String path;
   private final List<String> errors;
 
-  YamlNode(@Nullable JsonNode node, String path, List<String> errors) {
+  YamlCursor(@Nullable JsonNode node, String path, List<String> errors) {
     this.node = node;
     this.path = path;
     this.errors = errors;
@@ -48,9 +48,9 @@ final class YamlNode {
   }
 
   /** The field {@code key} of this mapping (possibly absent). */
-  YamlNode get(String key) {
+  YamlCursor get(String key) {
     JsonNode n = node;
-    return new YamlNode(n == null ? null : n.get(key), child(key), errors);
+    return new YamlCursor(n == null ? null : n.get(key), child(key), errors);
   }
 
   /** Reports every key of this mapping that is not in {@code known}. */
@@ -72,8 +72,8 @@ final class YamlNode {
     }
   }
 
-  List<YamlNode> list() {
-    List<YamlNode> out = new ArrayList<>();
+  List<YamlCursor> list() {
+    List<YamlCursor> out = new ArrayList<>();
     JsonNode n = node;
     if (n == null || !present()) {
       return out;
@@ -83,7 +83,7 @@ final class YamlNode {
       return out;
     }
     for (int i = 0; i < n.size(); i++) {
-      out.add(new YamlNode(n.get(i), path + "[" + i + "]", errors));
+      out.add(new YamlCursor(n.get(i), path + "[" + i + "]", errors));
     }
     return out;
   }
