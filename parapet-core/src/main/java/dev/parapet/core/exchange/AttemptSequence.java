@@ -52,74 +52,16 @@ import org.jspecify.annotations.Nullable;
  * business, and letting its latency shrink the listener-wide limit would starve healthy routes.
  *
  * <p>The subclass is the driver: it picks hosts, moves bytes, arms timers and answers the client,
- * through the hooks below, and reports what happened through the {@code on…} methods. Everything
- * runs on one thread (the driver's), except {@link #onAdmitted}/{@link #onRejected}, which
- * admission control calls from whichever thread freed a slot: they only tell the driver ({@link
- * #admissionDecided}), which hops to its own thread and calls {@link #resumeAdmitted} or {@link
- * #resumeShed}. Time is always passed in.
+ * through {@link ExchangeHooks}, and reports what happened through the {@code on…} methods.
+ * Everything runs on one thread (the driver's), except {@link #onAdmitted}/{@link #onRejected},
+ * which admission control calls from whichever thread freed a slot: they only tell the driver
+ * ({@link #admissionDecided}), which hops to its own thread and calls {@link #resumeAdmitted} or
+ * {@link #resumeShed}. Time is always passed in.
  *
  * @param <A> the driver's attempt type
  */
-public abstract class AttemptSequence<A extends Attempt> implements AdmissionListener {
-  /** Where the request is. Legal moves are listed by {@link #mayMoveTo}. */
-  public enum Phase {
-    /** {@link #begin} not called yet. */
-    NEW,
-    /** The breaker let the first attempt go; admission control has not admitted it yet. */
-    ADMISSION,
-    /** Attempts run, or a retry is due; no response head went to the client yet. */
-    ATTEMPTING,
-    /** A winning attempt's response is being delivered. */
-    ANSWERING,
-    /** Answered by the origin. */
-    SUCCEEDED,
-    /** Answered with a local error ({@link Failure}). */
-    FAILED,
-    /** The client went away first. */
-    CANCELLED;
-
-    /** Whether the request is over. */
-    public boolean isOver() {
-      return this == SUCCEEDED || this == FAILED || this == CANCELLED;
-    }
-
-    boolean mayMoveTo(Phase next) {
-      return switch (this) {
-        case NEW -> next == ADMISSION || next == FAILED || next == CANCELLED;
-        case ADMISSION -> next == ATTEMPTING || next == FAILED || next == CANCELLED;
-        case ATTEMPTING -> next == ANSWERING || next == FAILED || next == CANCELLED;
-        case ANSWERING -> next == SUCCEEDED || next == FAILED || next == CANCELLED;
-        case SUCCEEDED, FAILED, CANCELLED -> false;
-      };
-    }
-  }
-
-  /** Why the sequence failed; the driver turns it into an answer. */
-  public enum Failure {
-    /** The breaker refused the first attempt (and the fallback's breaker, if any, refused too). */
-    BREAKER_OPEN,
-    /** Admission control shed the request ({@link #shedReason()}). */
-    SHED,
-    /** The deadline left less than {@code min_useful} before the first attempt could start. */
-    DEADLINE,
-    /** The deadline left less than {@code min_useful} when a retry was due. */
-    DEADLINE_BEFORE_RETRY,
-    /** A retry was due but its breaker had opened meanwhile. */
-    RETRY_BREAKER_OPEN,
-    /** The last attempt failed and nothing else may be tried. */
-    ATTEMPT_FAILED,
-    /** The winning attempt failed after its response head went to the client. */
-    TRUNCATED
-  }
-
-  /** The two timers a sequence may ask for. */
-  public enum Timer {
-    /** A retry's backoff ended: call {@link #onTimer} to make it. */
-    RETRY,
-    /** The first attempt has been out for the hedge delay: call {@link #onTimer} to hedge. */
-    HEDGE
-  }
-
+public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A>
+    implements AdmissionListener {
   private final long requestId;
   private final long expiresAtNanos;
   private final DeadlinePolicy deadlines;
@@ -130,7 +72,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   private final boolean mayRetry;
   private final boolean mayHedge;
 
-  private Phase phase = Phase.NEW;
+  private ExchangePhase phase = ExchangePhase.NEW;
   private @Nullable AttemptPolicy policy;
   private @Nullable A main;
   private @Nullable A hedge;
@@ -174,76 +116,6 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Hooks: what the driver does
-
-  /**
-   * Makes an attempt of {@code kind}: picks its host and breaker. For a retry {@code previous} is
-   * the failed attempt, for a hedge the running one: prefer another host, on the same pool.
-   */
-  protected abstract A pick(Attempt.Kind kind, @Nullable A previous, long nowNanos);
-
-  /**
-   * An attempt on the fallback pool, when the breaker refused {@code refused} (the request's first
-   * attempt); null when there is no fallback.
-   */
-  protected @Nullable A fallback(A refused, long nowNanos) {
-    return null;
-  }
-
-  /**
-   * Starts {@code attempt} (state CONNECTING, {@link Attempt#timeoutNanos()} set): get it to the
-   * origin, call {@link #onSent} when the request went out, and arrange its timeout. Failures,
-   * including ones found at once (pool full), are reported through {@link #onAttemptFailed}.
-   */
-  protected abstract void startAttempt(A attempt, long nowNanos);
-
-  /**
-   * The started {@code attempt} is over: give back its connection (reusable only when {@code
-   * complete}, its response fully read) and its pool slot. Called exactly once per started attempt.
-   */
-  protected abstract void releaseAttempt(A attempt, boolean complete);
-
-  /**
-   * Evidence about the origin from {@code attempt}, just before its breaker permit completes with
-   * it: outlier detection, latency and metrics. {@code latencyNanos} is -1 when the attempt never
-   * reached the origin. Ignored outcomes ({@link Outcome#HEDGE_LOST}, {@link
-   * Outcome#CLIENT_CANCELLED}, {@link Outcome#LOCAL_REJECTION}) come here too: they are counted,
-   * and the breaker ignores them.
-   */
-  protected abstract void recordEvidence(A attempt, Outcome outcome, long latencyNanos, long now);
-
-  /** Asks for {@link #onTimer} after {@code delayNanos}. */
-  protected abstract void schedule(Timer timer, long delayNanos);
-
-  /** Forgets a timer asked for earlier (a no-op when none is pending). */
-  protected abstract void cancelTimer(Timer timer);
-
-  /**
-   * Admission control decided about a queued request, on some other thread: hop to the driver's
-   * thread and call {@link #resumeAdmitted} (when {@code shed} is null) or {@link #resumeShed}.
-   */
-  protected abstract void admissionDecided(@Nullable RejectReason shed);
-
-  /** The winner's response was delivered whole; its evidence is recorded. */
-  protected abstract void succeeded(A winner, long nowNanos);
-
-  /**
-   * The request failed. {@code cause}: the refused attempt for {@link Failure#BREAKER_OPEN} and
-   * {@link Failure#RETRY_BREAKER_OPEN}, the failed one for {@link Failure#ATTEMPT_FAILED} and
-   * {@link Failure#TRUNCATED}, the waiting first attempt (or null) otherwise.
-   */
-  protected abstract void failed(Failure failure, @Nullable A cause, long nowNanos);
-
-  /** A retry was decided: a delay ({@code >= 0}) or a {@link RetryRefusal} code. For metrics. */
-  protected void retryDecided(long decision) {}
-
-  /** A hedge was decided ({@link HedgeDecision#HEDGE} when sent). For metrics. */
-  protected void hedgeDecided(HedgeDecision decision) {}
-
-  /** A request that hedged got its answer from {@code winner} (the hedge or the first attempt). */
-  protected void hedgeRaceEnded(A winner) {}
-
-  // ---------------------------------------------------------------------------------------------
   // What the driver reports
 
   /** Runs the gate: pick, breaker (then the fallback's), admission, deadline, first attempt. */
@@ -252,15 +124,15 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
     if (!acquire(first, now)) {
       A alternative = fallback(first, now);
       if (alternative == null || !acquire(alternative, now)) {
-        moveTo(Phase.FAILED);
-        failed(Failure.BREAKER_OPEN, first, now);
+        moveTo(ExchangePhase.FAILED);
+        failed(ExchangeFailure.BREAKER_OPEN, first, now);
         return;
       }
       first = alternative;
     }
     main = first;
     policy = first.policy();
-    moveTo(Phase.ADMISSION);
+    moveTo(ExchangePhase.ADMISSION);
     AdmissionController ac = admission;
     if (ac == null) {
       resumeAdmitted(now);
@@ -288,7 +160,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   /** Admission control admitted the request (at once, or from its queue). */
   public final void resumeAdmitted(long now) {
     A first = main;
-    if (phase != Phase.ADMISSION || first == null) {
+    if (phase != ExchangePhase.ADMISSION || first == null) {
       // The client left while the request was queued.
       AdmissionTicket t = ticket;
       if (t != null && t.permit().isActive()) {
@@ -297,10 +169,10 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
       return;
     }
     if (deadlines.isExhausted(expiresAtNanos, now)) {
-      fail(Failure.DEADLINE, first, now);
+      fail(ExchangeFailure.DEADLINE, first, now);
       return;
     }
-    moveTo(Phase.ATTEMPTING);
+    moveTo(ExchangePhase.ATTEMPTING);
     AttemptPolicy p = policy();
     p.extraLoad().requestStarted();
     HedgePolicy h = p.hedge();
@@ -308,18 +180,18 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
       h.onRequest();
     }
     start(first, now);
-    if (phase == Phase.ATTEMPTING && first.isLive()) {
+    if (phase == ExchangePhase.ATTEMPTING && first.isLive()) {
       armHedge(p, now);
     }
   }
 
   /** Admission control shed the request (at once, or from its queue). */
   public final void resumeShed(RejectReason reason, long now) {
-    if (phase != Phase.ADMISSION) {
+    if (phase != ExchangePhase.ADMISSION) {
       return;
     }
     shedReason = reason;
-    fail(Failure.SHED, main, now);
+    fail(ExchangeFailure.SHED, main, now);
   }
 
   /** A timer asked for through {@link #schedule} is due. */
@@ -347,7 +219,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
    *     {@link RetryAfter#ABSENT}
    */
   public final boolean onResponseHead(A attempt, int status, long retryAfterNanos, long now) {
-    if (attempt.state() != Attempt.State.SENT || phase != Phase.ATTEMPTING) {
+    if (attempt.state() != Attempt.State.SENT || phase != ExchangePhase.ATTEMPTING) {
       return false;
     }
     AttemptPolicy p = attempt.policy();
@@ -382,7 +254,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
       return;
     }
     if (wasWinner) {
-      fail(Failure.TRUNCATED, attempt, now);
+      fail(ExchangeFailure.TRUNCATED, attempt, now);
       return;
     }
     if (sibling(attempt) != null) {
@@ -394,16 +266,16 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
         && retry(attempt, RetryAfter.ABSENT, now)) {
       return;
     }
-    fail(Failure.ATTEMPT_FAILED, attempt, now);
+    fail(ExchangeFailure.ATTEMPT_FAILED, attempt, now);
   }
 
   /** The winner's response was delivered whole: evidence first, then the request succeeds. */
   public final void onResponseComplete(A winner, long now) {
-    if (winner.state() != Attempt.State.WON || phase != Phase.ANSWERING) {
+    if (winner.state() != Attempt.State.WON || phase != ExchangePhase.ANSWERING) {
       return;
     }
     end(winner, winner.outcome(), now, true);
-    moveTo(Phase.SUCCEEDED);
+    moveTo(ExchangePhase.SUCCEEDED);
     cancelTimer(Timer.RETRY);
     AdmissionTicket t = ticket;
     if (t != null && t.permit().isActive()) {
@@ -419,7 +291,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
 
   /** The client went away: attempts stop with {@link Outcome#CLIENT_CANCELLED}. */
   public final void cancel(long now) {
-    giveUp(Phase.CANCELLED, Outcome.CLIENT_CANCELLED, now);
+    giveUp(ExchangePhase.CANCELLED, Outcome.CLIENT_CANCELLED, now);
   }
 
   /**
@@ -427,14 +299,14 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
    * attempts stop as local rejections, the request fails without {@link #failed} being called.
    */
   public final void abort(long now) {
-    giveUp(Phase.FAILED, Outcome.LOCAL_REJECTION, now);
+    giveUp(ExchangePhase.FAILED, Outcome.LOCAL_REJECTION, now);
   }
 
-  private void giveUp(Phase terminal, Outcome ifReached, long now) {
+  private void giveUp(ExchangePhase terminal, Outcome ifReached, long now) {
     if (phase.isOver()) {
       return;
     }
-    Phase before = phase;
+    ExchangePhase before = phase;
     moveTo(terminal);
     stopAll(ifReached, now);
     releaseHolds(before, now);
@@ -443,11 +315,11 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   // ---------------------------------------------------------------------------------------------
   // What the driver may read
 
-  public final Phase phase() {
+  public final ExchangePhase phase() {
     return phase;
   }
 
-  /** Why admission control shed the request, for {@link Failure#SHED}. */
+  /** Why admission control shed the request, for {@link ExchangeFailure#SHED}. */
   public final @Nullable RejectReason shedReason() {
     return shedReason;
   }
@@ -475,16 +347,6 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   /** What origin work may still use: the time left minus this hop's reserve. */
   public final long usableNanos(long now) {
     return deadlines.usableNanos(expiresAtNanos, now);
-  }
-
-  /** When the request's budget ends. */
-  public final long expiresAtNanos() {
-    return expiresAtNanos;
-  }
-
-  /** The admission ticket whose permit the request holds, or null without admission control. */
-  public final @Nullable AdmissionTicket admissionTicket() {
-    return ticket;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -522,7 +384,11 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   private void hedgeNow(long now) {
     A m = main;
     HedgePolicy h = policy().hedge();
-    if (phase != Phase.ATTEMPTING || m == null || !m.isLive() || h == null || hedge != null) {
+    if (phase != ExchangePhase.ATTEMPTING
+        || m == null
+        || !m.isLive()
+        || h == null
+        || hedge != null) {
       return;
     }
     if (overloaded()) {
@@ -557,7 +423,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
 
   /** Decides a retry after {@code failed}; schedules it and returns true when it goes ahead. */
   private boolean retry(A failed, long retryAfterNanos, long now) {
-    if (!mayRetry || phase != Phase.ATTEMPTING) {
+    if (!mayRetry || phase != ExchangePhase.ATTEMPTING) {
       return false;
     }
     if (overloaded()) {
@@ -584,18 +450,18 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
     BudgetSlot slot = retrySlot;
     A failed = retryAfter;
     retryAfter = null;
-    if (phase != Phase.ATTEMPTING || slot == null || failed == null) {
+    if (phase != ExchangePhase.ATTEMPTING || slot == null || failed == null) {
       return; // over meanwhile: releaseHolds gave the budget place back
     }
     if (deadlines.isExhausted(expiresAtNanos, now)) {
       slot.release();
-      fail(Failure.DEADLINE_BEFORE_RETRY, failed, now);
+      fail(ExchangeFailure.DEADLINE_BEFORE_RETRY, failed, now);
       return;
     }
     A next = pick(Attempt.Kind.RETRY, failed, now);
     if (!acquire(next, now)) {
       slot.release();
-      fail(Failure.RETRY_BREAKER_OPEN, next, now);
+      fail(ExchangeFailure.RETRY_BREAKER_OPEN, next, now);
       return;
     }
     next.slot = slot;
@@ -606,7 +472,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
   @SuppressWarnings("ReferenceEquality") // attempts are identities
   private void win(A a, long now) {
     a.moveTo(Attempt.State.WON);
-    moveTo(Phase.ANSWERING);
+    moveTo(ExchangePhase.ANSWERING);
     winner = a;
     cancelTimer(Timer.HEDGE);
     if (hedges > 0) {
@@ -668,9 +534,9 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
     }
   }
 
-  private void fail(Failure failure, @Nullable A cause, long now) {
-    Phase before = phase;
-    moveTo(Phase.FAILED);
+  private void fail(ExchangeFailure failure, @Nullable A cause, long now) {
+    ExchangePhase before = phase;
+    moveTo(ExchangePhase.FAILED);
     stopAll(Outcome.LOCAL_REJECTION, now);
     releaseHolds(before, now);
     failed(failure, cause, now);
@@ -680,17 +546,17 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
    * Gives back what a request that did not succeed holds besides its attempts: its admission slot
    * (ignored as a sample, or its place in the queue) and its share of the extra-load budget.
    */
-  private void releaseHolds(Phase before, long now) {
+  private void releaseHolds(ExchangePhase before, long now) {
     AdmissionTicket t = ticket;
     AdmissionController ac = admission;
     if (t != null && ac != null) {
       if (t.permit().isActive()) {
         t.permit().onIgnore(now);
-      } else if (before == Phase.ADMISSION && t.isQueued()) {
+      } else if (before == ExchangePhase.ADMISSION && t.isQueued()) {
         ac.cancel(t);
       }
     }
-    if (before == Phase.ATTEMPTING || before == Phase.ANSWERING) {
+    if (before == ExchangePhase.ATTEMPTING || before == ExchangePhase.ANSWERING) {
       finishExtraLoad();
     }
   }
@@ -716,7 +582,7 @@ public abstract class AttemptSequence<A extends Attempt> implements AdmissionLis
     return p;
   }
 
-  private void moveTo(Phase next) {
+  private void moveTo(ExchangePhase next) {
     if (!phase.mayMoveTo(next)) {
       throw new IllegalStateException(
           "sequence phase : " + phase + " -> " + next + " (expected: a legal transition)");

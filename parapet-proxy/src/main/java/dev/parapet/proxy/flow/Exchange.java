@@ -5,6 +5,8 @@ import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.exchange.Attempt;
 import dev.parapet.core.exchange.AttemptSequence;
+import dev.parapet.core.exchange.ExchangeFailure;
+import dev.parapet.core.exchange.ExchangePhase;
 import dev.parapet.core.hedge.HedgeDecision;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.retry.RetryAfter;
@@ -90,7 +92,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   /** The client's writability changed: the winner's origin reads follow it. */
   void clientWritable(boolean writable) {
     UpstreamAttempt w = winner();
-    if (w != null && phase() == Phase.ANSWERING) {
+    if (w != null && phase() == ExchangePhase.ANSWERING) {
       w.readOrigin(writable);
     }
   }
@@ -232,7 +234,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   }
 
   @Override
-  protected void failed(Failure failure, @Nullable UpstreamAttempt cause, long now) {
+  protected void failed(ExchangeFailure failure, @Nullable UpstreamAttempt cause, long now) {
     outbound.discard();
     switch (failure) {
       case BREAKER_OPEN -> {
@@ -262,7 +264,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
               "remaining deadline "
                   + Math.max(0, usableNanos(now) / 1_000_000)
                   + "ms is below min_useful"
-                  + (failure == Failure.DEADLINE ? " after queueing" : ""),
+                  + (failure == ExchangeFailure.DEADLINE ? " after queueing" : ""),
               route.id(),
               -1,
               null);
@@ -366,7 +368,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
     if (content instanceof LastHttpContent) {
       // Evidence first: by the time the client sees the end, the breaker has counted it.
       onResponseComplete(a, px.ticker.read());
-      if (phase() == Phase.SUCCEEDED) {
+      if (phase() == ExchangePhase.SUCCEEDED) {
         down.content(content);
       } else {
         ReferenceCountUtil.release(content);

@@ -4,6 +4,7 @@ import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.deadline.Deadline;
 import dev.parapet.core.deadline.DeadlineHeader;
 import dev.parapet.core.deadline.DeadlinePolicy;
+import dev.parapet.core.exchange.ExchangePhase;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.proxy.cache.CachingDownstream;
 import dev.parapet.proxy.cache.Refresh;
@@ -346,7 +347,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
   }
 
   private void abandon(Exchange ex, ProxyError error, String detail) {
-    boolean headOut = ex.phase() == Exchange.Phase.ANSWERING;
+    boolean headOut = ex.phase() == ExchangePhase.ANSWERING;
     ex.abandon(px.ticker.read());
     if (headOut) {
       forwarded(Outcome.LOCAL_REJECTION, ex.responseStatus(), error, px.ticker.read());
