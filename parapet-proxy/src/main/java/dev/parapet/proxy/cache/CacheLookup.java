@@ -16,15 +16,15 @@ final class CacheLookup {
 
   CacheLookup(CachingDownstream c) {
     this.c = c;
-    this.cs = c.services();
+    this.cs = c.cs;
     this.edge = cs.edge();
   }
 
   void run(boolean noCollapse) {
     CacheKey k = c.requireKey();
-    long now = c.startNanos();
-    HttpHeaders headers = c.request().headers();
-    boolean head = c.request().method().name().equals("HEAD");
+    long now = c.startNanos;
+    HttpHeaders headers = c.request.headers();
+    boolean head = c.request.method().name().equals("HEAD");
     Lookup l = edge.store().lookup(k, headers, now);
     switch (l.kind()) {
       case FRESH -> {
@@ -114,22 +114,13 @@ final class CacheLookup {
       cs.count(EdgeCache.Status.REFRESH_SKIPPED);
       return null;
     }
-    Collapser.Ticket<CacheKey, CachedResponse> t = collapser.join(k, NO_WAITER);
+    Collapser.Ticket<CacheKey, CachedResponse> t = collapser.join(k, CollapsedWait.NOBODY);
     if (t.role() != Collapser.Role.LEADER) {
       t.cancel();
       edge.backgroundDone();
       cs.count(EdgeCache.Status.REFRESH_SKIPPED);
       return null;
     }
-    return new Refresh(k, e, headers.copy(), t.flight(), c.routeId(), c.originForm());
+    return new Refresh(k, e, headers.copy(), t.flight(), c.routeId, c.originForm);
   }
-
-  private static final Collapser.Waiter<CachedResponse> NO_WAITER =
-      new Collapser.Waiter<>() {
-        @Override
-        public void onSuccess(CachedResponse value) {}
-
-        @Override
-        public void onFailure(Throwable cause) {}
-      };
 }

@@ -13,7 +13,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,16 +76,16 @@ public final class CachingDownstream implements Downstream {
 
   private static final String CACHE_STATUS = "Cache-Status";
 
-  private final CacheServices cs;
+  final CacheServices cs;
   private final EdgeCache edge;
-  private final Downstream delegate;
-  private final HttpRequest request;
-  private final @Nullable CacheKey key;
-  private final boolean head;
-  private final long startNanos;
+  final Downstream delegate;
+  final HttpRequest request;
+  final @Nullable CacheKey key;
+  final boolean head;
+  final long startNanos;
   private final long defaultTtlNanos;
-  private final String routeId;
-  private final String originForm;
+  final String routeId;
+  final String originForm;
   private final @Nullable Resume resume;
 
   /** The client's fields: the request's own until it is forwarded, then a copy (see forward). */
@@ -207,14 +206,6 @@ public final class CachingDownstream implements Downstream {
   // ---------------------------------------------------------------------------------------------
   // Request time (by CacheLookup)
 
-  CacheServices services() {
-    return cs;
-  }
-
-  HttpRequest request() {
-    return request;
-  }
-
   HttpHeaders clientHeaders() {
     return clientHeaders;
   }
@@ -225,18 +216,6 @@ public final class CachingDownstream implements Downstream {
       throw new IllegalStateException("cache key : null (expected: a looked-up request)");
     }
     return k;
-  }
-
-  long startNanos() {
-    return startNanos;
-  }
-
-  String routeId() {
-    return routeId;
-  }
-
-  String originForm() {
-    return originForm;
   }
 
   void answerWith(FullHttpResponse r, EdgeCache.Status s, @Nullable Refresh behind) {
@@ -259,7 +238,9 @@ public final class CachingDownstream implements Downstream {
   /** Joins the key's flight (unless told not to) and goes on towards the origin, or waits. */
   void forward(CacheKey k, boolean noCollapse) {
     if (!head && !noCollapse && !edge.isPass(k)) {
-      Collapser.Ticket<CacheKey, CachedResponse> t = edge.collapser().join(k, new Wait());
+      CollapsedWait wait = resume == null ? null : new CollapsedWait(this, resume);
+      Collapser.Ticket<CacheKey, CachedResponse> t =
+          edge.collapser().join(k, wait == null ? CollapsedWait.NOBODY : wait);
       ticket = t;
       switch (t.role()) {
         case LEADER -> flight = t.flight();
@@ -285,66 +266,18 @@ public final class CachingDownstream implements Downstream {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Waiting
+  // Waiting (see CollapsedWait)
 
-  /** A waiter's callbacks run on the thread that ended the flight: hop to the request's loop. */
-  private final class Wait implements Collapser.Waiter<CachedResponse> {
-    @Override
-    public void onSuccess(CachedResponse value) {
-      hop(value, null);
-    }
-
-    @Override
-    public void onFailure(Throwable cause) {
-      hop(null, cause);
-    }
-
-    private void hop(@Nullable CachedResponse value, @Nullable Throwable cause) {
-      try {
-        delegate.eventLoop().execute(() -> woken(value, cause));
-      } catch (RejectedExecutionException e) {
-        // the loop is shutting down: the client connection goes with it
-      }
-    }
-  }
-
-  private void woken(@Nullable CachedResponse value, @Nullable Throwable cause) {
-    Resume r = resume;
-    if (mode != Mode.WAITING || r == null) {
-      return;
+  /**
+   * The flight this request waited for ended, on its loop: whether it still waits. From then on it
+   * does not; the wait answers it or tells it to fetch for itself.
+   */
+  boolean stillWaiting() {
+    if (mode != Mode.WAITING) {
+      return false;
     }
     mode = Mode.ANSWERED;
-    long now = cs.ticker().read();
-    if (value != null && value.matchesVariant(clientHeaders)) {
-      cs.count(EdgeCache.Status.COLLAPSED);
-      r.resume(
-          StoredAnswers.fromEntry(
-              cs,
-              value,
-              clientHeaders,
-              head,
-              now,
-              cs.status().fwd(fwd).fwdStatus(value.status()).ttl(value.ttlSeconds(now)).collapsed(),
-              true));
-      return;
-    }
-    if (cause instanceof FetchFailed f && f.trigger != null) {
-      FullHttpResponse stalePick = onError(f.trigger, f.error, f.detail, -1, now);
-      ProxyError error = f.error;
-      if (stalePick == null && error != null) {
-        // The leader's answer, Retry-After included (an open breaker's remaining time).
-        stalePick =
-            cs.responses().build(delegate.alloc(), error, f.detail, null, f.retryAfterSeconds);
-        addStatus(stalePick.headers(), cs.status().fwd(fwd).collapsed());
-      }
-      if (stalePick != null) {
-        r.resume(stalePick);
-        return;
-      }
-    }
-    // Not shareable, another variant, the leader's client left, or the origin's own error
-    // response: fetch for ourselves, uncollapsed.
-    r.resume(null);
+    return true;
   }
 
   /**
@@ -597,64 +530,14 @@ public final class CachingDownstream implements Downstream {
   }
 
   /** The stale-if-error answer for this request, if any (a 504 when it must be revalidated). */
-  private @Nullable FullHttpResponse onError(
+  @Nullable FullHttpResponse onError(
       StaleTrigger trigger, @Nullable ProxyError error, String detail, int originStatus, long now) {
-    CacheKey k = key;
-    if (k == null) {
-      return null;
-    }
-    CachedResponse e = stale;
-    if (e == null) {
-      Lookup l = edge.store().lookup(k, clientHeaders, now);
-      e = l.entry();
-      if (e != null && l.kind() == Lookup.Kind.FRESH) {
-        // stored meanwhile (another request's fetch): a plain hit
-        cs.count(EdgeCache.Status.HIT);
-        return StoredAnswers.fromEntry(
-            cs, e, clientHeaders, head, now, cs.status().hit().ttl(l.ttlSeconds()), true);
-      }
-    }
-    if (e == null) {
-      return null;
-    }
-    StaleDecision d = edge.policy().onError(e, trigger, now);
-    if (d == StaleDecision.SERVE_STALE) {
-      cs.count(EdgeCache.Status.STALE);
-      CacheStatus s = cs.status();
-      if (trigger == StaleTrigger.TIMEOUT || trigger.originAnswered()) {
-        s.fwd(CacheStatus.Fwd.STALE); // the origin was asked
-        if (originStatus > 0) {
-          s.fwdStatus(originStatus);
-        }
-      } else if (trigger == StaleTrigger.CONNECT_ERROR) {
-        s.fwd(CacheStatus.Fwd.STALE);
-      } else {
-        s.hit(); // breaker, shedding, pool limit: the origin was not asked
-      }
-      return StoredAnswers.fromEntry(
-          cs,
-          e,
-          clientHeaders,
-          head,
-          now,
-          s.ttl(e.ttlSeconds(now)).detail("stale " + trigger.detail()),
-          true);
-    }
-    if (d == StaleDecision.GATEWAY_TIMEOUT && error != null) {
-      // §5.2.2.2: must-revalidate and the origin unreachable: 504, never the stale response.
-      FullHttpResponse r =
-          cs.responses()
-              .build(
-                  delegate.alloc(),
-                  error,
-                  detail + "; the stored response must be revalidated",
-                  null,
-                  -1);
-      r.setStatus(io.netty.handler.codec.http.HttpResponseStatus.GATEWAY_TIMEOUT);
-      addStatus(r.headers(), cs.status().fwd(CacheStatus.Fwd.STALE));
-      return r;
-    }
-    return null;
+    return StaleIfError.answer(this, trigger, error, detail, originStatus, now);
+  }
+
+  /** The stored entry this request validates or may fall back to, if any. */
+  @Nullable CachedResponse stale() {
+    return stale;
   }
 
   /** The seconds of a local answer's {@code Retry-After}, or -1. */

@@ -1,0 +1,90 @@
+package dev.parapet.proxy.cache;
+
+import dev.parapet.proxy.http.ProxyError;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * RFC 5861 {@code stale-if-error} at the edge: when the origin fails (5xx, timeout, connect error)
+ * or the proxy refuses to ask it (open breaker, shed, pool limit), a stored response is served
+ * stale within the window its directives and the operator allow, marked {@code Cache-Status: ...;
+ * detail="stale <trigger>"}; a response that must be revalidated gets 504 instead (RFC 9111
+ * §5.2.2.2), never the stale copy.
+ */
+final class StaleIfError {
+  private StaleIfError() {}
+
+  /**
+   * The answer for request {@code c} when its origin could not give a fresh one: a stale copy, a
+   * fresh one another request stored meanwhile, a 504 when the stored response must be revalidated,
+   * or null (answer as without a cache).
+   *
+   * @param error the local error, or null when the origin answered {@code originStatus}
+   */
+  static @Nullable FullHttpResponse answer(
+      CachingDownstream c,
+      StaleTrigger trigger,
+      @Nullable ProxyError error,
+      String detail,
+      int originStatus,
+      long now) {
+    CacheServices cs = c.cs;
+    EdgeCache edge = cs.edge();
+    HttpHeaders clientHeaders = c.clientHeaders();
+    boolean head = c.head;
+    CacheKey k = c.key;
+    if (k == null) {
+      return null;
+    }
+    CachedResponse e = c.stale();
+    if (e == null) {
+      Lookup l = edge.store().lookup(k, clientHeaders, now);
+      e = l.entry();
+      if (e != null && l.kind() == Lookup.Kind.FRESH) {
+        // stored meanwhile (another request's fetch): a plain hit
+        cs.count(EdgeCache.Status.HIT);
+        return StoredAnswers.fromEntry(
+            cs, e, clientHeaders, head, now, cs.status().hit().ttl(l.ttlSeconds()), true);
+      }
+    }
+    if (e == null) {
+      return null;
+    }
+    StaleDecision d = edge.policy().onError(e, trigger, now);
+    if (d == StaleDecision.SERVE_STALE) {
+      cs.count(EdgeCache.Status.STALE);
+      CacheStatus s = cs.status();
+      if (trigger == StaleTrigger.TIMEOUT || trigger.originAnswered()) {
+        s.fwd(CacheStatus.Fwd.STALE); // the origin was asked
+        if (originStatus > 0) {
+          s.fwdStatus(originStatus);
+        }
+      } else if (trigger == StaleTrigger.CONNECT_ERROR) {
+        s.fwd(CacheStatus.Fwd.STALE);
+      } else {
+        s.hit(); // breaker, shedding, pool limit: the origin was not asked
+      }
+      return StoredAnswers.fromEntry(
+          cs,
+          e,
+          clientHeaders,
+          head,
+          now,
+          s.ttl(e.ttlSeconds(now)).detail("stale " + trigger.detail()),
+          true);
+    }
+    if (d == StaleDecision.GATEWAY_TIMEOUT && error != null) {
+      // §5.2.2.2: must-revalidate and the origin unreachable: 504, never the stale response.
+      FullHttpResponse r =
+          cs.responses()
+              .build(
+                  c.alloc(), error, detail + "; the stored response must be revalidated", null, -1);
+      r.setStatus(HttpResponseStatus.GATEWAY_TIMEOUT);
+      CachingDownstream.addStatus(r.headers(), cs.status().fwd(CacheStatus.Fwd.STALE));
+      return r;
+    }
+    return null;
+  }
+}
