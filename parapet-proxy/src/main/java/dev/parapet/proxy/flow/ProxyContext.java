@@ -228,6 +228,10 @@ public final class ProxyContext {
     return cache;
   }
 
+  public ProxyMetrics metrics() {
+    return metrics;
+  }
+
   public LocalResponses responses() {
     return responses;
   }

@@ -1,0 +1,246 @@
+package dev.parapet.proxy.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.parapet.core.admission.AdmissionController;
+import dev.parapet.core.breaker.BreakerListener;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.BreakerRegistry;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.outcome.OutcomeClassifier;
+import dev.parapet.core.retry.RetryOn;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.config.HedgeConfig;
+import dev.parapet.proxy.config.RetryConfig;
+import dev.parapet.proxy.faultorigin.Behaviour;
+import dev.parapet.proxy.faultorigin.FaultOrigin;
+import dev.parapet.proxy.faultorigin.FaultOriginSettings;
+import dev.parapet.proxy.faultorigin.FaultPlan;
+import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.upstream.OriginPool;
+import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A request's exchange through its seams: the flow and its exchange run on a real event loop
+ * against the fault-injecting origin, and answer into a {@link RecordingDownstream} instead of a
+ * client connection. What the downstream is told, and what the breaker, the pool and the origin
+ * saw, is the behaviour under test.
+ */
+class ExchangeTest {
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+  private final EventLoop loop = group.next();
+  private FaultOrigin origin;
+  private OriginPool pool;
+  private ProxyContext px;
+
+  @BeforeEach
+  void start() {
+    origin =
+        FaultOrigin.start(
+            FaultOriginSettings.loopback().withSeed(7L),
+            FaultPlan.DEFAULT.withPaths(
+                Map.of(
+                    "/503", Behaviour.builder().errorRate(1.0).errorStatus(503).build(),
+                    "/hang", Behaviour.builder().hangRate(1.0).build(),
+                    "/mid", Behaviour.builder().bodySize(256 * 1024).midBodyResetRate(1.0).build(),
+                    "/reset", Behaviour.builder().resetRate(1.0).build())));
+    px = context(1);
+  }
+
+  @AfterEach
+  void stop() {
+    pool.closeIdle();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    origin.close();
+  }
+
+  private ProxyContext context(int maxRequests) {
+    OriginSettings d = OriginSettings.defaults("o", List.of(origin.address()));
+    OriginSettings s =
+        new OriginSettings(
+                "o",
+                d.hosts(),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(1),
+                d.maxConnections(),
+                d.maxPending(),
+                maxRequests,
+                BreakerPolicy.builder().minRequests(100).build(),
+                Scope.ROUTE,
+                OutcomeClassifier.standard(),
+                d.latency())
+            .withTraffic(
+                new RetryConfig(
+                    2,
+                    new RetryOn(true, false, List.of("503")),
+                    RetryConfig.DEFAULTS.budget(),
+                    RetryConfig.DEFAULTS.backoff()),
+                HedgeConfig.OFF,
+                null);
+    pool = new OriginPool(s, NioSocketChannel.class);
+    BreakerPolicy breakerPolicy = s.breaker();
+    return ProxyContext.builder(
+            ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0)),
+            new ProxyMetrics(
+                List.of(), List.of(), Arrays.stream(ProxyError.values()).map(Enum::name).toList()))
+        .routes(new RouteTable(List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8)))))
+        .origins(Map.of("o", pool))
+        .breakers(
+            new BreakerRegistry(
+                4,
+                Duration.ofDays(1),
+                key ->
+                    new CircuitBreaker(
+                        key,
+                        breakerPolicy,
+                        RandomSource.seeded(1),
+                        BreakerListener.NONE,
+                        System.nanoTime())))
+        .clock(Ticker.system(), RandomSource.seeded(1))
+        .admission(AdmissionController.withDefaults(), new ClientLimits(0))
+        .build();
+  }
+
+  /** Runs a GET for {@code path} on the loop, as a client connection would hand it on. */
+  private RecordingDownstream get(String path) throws Exception {
+    RecordingDownstream down = new RecordingDownstream(loop);
+    loop.submit(() ->
+            RequestFlow.start(
+                px,
+                down,
+                Client.UNKNOWN,
+                new DefaultHttpRequest(
+                    HttpVersion.HTTP_1_1,
+                    HttpMethod.GET,
+                    path,
+                    new DefaultHttpHeaders().set("Host", "example.test"))))
+        .get();
+    return down;
+  }
+
+  private CircuitBreaker breaker() {
+    return px.breakers()
+        .get(dev.parapet.core.breaker.BreakerKey.of(Scope.ROUTE, "r"), System.nanoTime());
+  }
+
+  private String end(RecordingDownstream down) throws Exception {
+    return down.done.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void theWinnersResponseStreamsThroughAndItsConnectionIsKept() throws Exception {
+    RecordingDownstream down = get("/ok");
+
+    assertThat(end(down)).isEqualTo("last");
+    assertThat(down.events).first().isEqualTo("head 200");
+    assertThat(down.events.stream().filter(e -> e.startsWith("content")))
+        .isNotEmpty(); // 1 KiB of body, in one piece or more
+    assertThat(breaker().snapshot(System.nanoTime()).calls()).isEqualTo(1);
+    assertThat(pool.inFlight()).isZero();
+    assertThat(pool.hosts().get(0).openConnections()).isEqualTo(1); // idle, for the next one
+  }
+
+  @Test
+  void aRetriedStatusNeverReachesTheDownstream() throws Exception {
+    RecordingDownstream down = get("/503");
+
+    assertThat(end(down)).as("%s", down.events).isEqualTo("last");
+    // Two attempts, one answer: the first 503 was discarded for a retry, the second (attempts
+    // exhausted) is forwarded.
+    assertThat(origin.stats().requests()).isEqualTo(2);
+    assertThat(down.events.stream().filter(e -> e.startsWith("head"))).containsExactly("head 503");
+    assertThat(breaker().snapshot(System.nanoTime()).failureRate()).isEqualTo(1.0);
+  }
+
+  @Test
+  void anAttemptThatTimesOutIsAnsweredHereAndCountsAgainstTheOrigin() throws Exception {
+    RecordingDownstream down = get("/hang");
+
+    assertThat(end(down)).isEqualTo("error RESPONSE_TIMEOUT 504");
+    assertThat(down.lastBody).contains("no complete response within 1000ms");
+    assertThat(breaker().snapshot(System.nanoTime()).calls()).isEqualTo(1);
+    assertThat(breaker().snapshot(System.nanoTime()).failureRate()).isEqualTo(1.0);
+    await().atMost(Duration.ofSeconds(5)).until(() -> pool.inFlight() == 0);
+  }
+
+  @Test
+  void anOriginThatBreaksMidBodyResetsTheDownstream() throws Exception {
+    RecordingDownstream down = get("/mid");
+
+    assertThat(end(down)).isEqualTo("reset CONNECTION_TERMINATED");
+    assertThat(down.events).first().isEqualTo("head 200");
+    assertThat(breaker().snapshot(System.nanoTime()).failureRate()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aConnectionResetBeforeAnyAnswerIsEvidenceAndRetried() throws Exception {
+    RecordingDownstream down = get("/reset");
+
+    assertThat(end(down)).isEqualTo("error CONNECTION_TERMINATED 502");
+    assertThat(origin.stats().requests()).isEqualTo(2); // connect failures are retried
+    assertThat(breaker().snapshot(System.nanoTime()).calls()).isEqualTo(2);
+  }
+
+  @Test
+  void aFullPoolIsAnsweredHereWithoutEvidence() throws Exception {
+    RecordingDownstream holder = get("/hang"); // takes the pool's only request slot
+    await().atMost(Duration.ofSeconds(5)).until(() -> origin.stats().requests() == 1);
+
+    RecordingDownstream down = get("/ok");
+
+    assertThat(end(down)).isEqualTo("error CONNECTION_LIMIT 503");
+    assertThat(down.lastBody).contains("max_requests reached");
+    end(holder);
+    assertThat(breaker().snapshot(System.nanoTime()).calls()).isEqualTo(1); // the timeout only
+  }
+
+  @Test
+  void aClientThatLeavesStopsTheAttemptWithoutEvidence() throws Exception {
+    RecordingDownstream down = new RecordingDownstream(loop);
+    RequestFlow flow =
+        loop.submit(() ->
+                RequestFlow.start(
+                    px,
+                    down,
+                    Client.UNKNOWN,
+                    new DefaultHttpRequest(
+                        HttpVersion.HTTP_1_1,
+                        HttpMethod.GET,
+                        "/hang",
+                        new DefaultHttpHeaders().set("Host", "example.test"))))
+            .get();
+    await().atMost(Duration.ofSeconds(5)).until(() -> origin.stats().requests() == 1);
+
+    loop.submit(flow::onClientGone).get();
+
+    assertThat(pool.inFlight()).isZero();
+    assertThat(pool.hosts().get(0).openConnections()).isZero(); // its connection was closed
+    assertThat(breaker().snapshot(System.nanoTime()).calls()).isZero();
+    assertThat(down.events).isEmpty();
+  }
+}

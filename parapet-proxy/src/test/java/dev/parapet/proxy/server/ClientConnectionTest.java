@@ -1,0 +1,282 @@
+package dev.parapet.proxy.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parapet.core.admission.AdmissionController;
+import dev.parapet.core.breaker.BreakerListener;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.BreakerRegistry;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.overload.OverloadLevel;
+import dev.parapet.core.time.RandomSource;
+import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.CacheKey;
+import dev.parapet.proxy.cache.CachedResponse;
+import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.flow.ClientLimits;
+import dev.parapet.proxy.flow.ProxyContext;
+import dev.parapet.proxy.flow.ProxySettings;
+import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.metrics.ProxyMetrics;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.upstream.OriginPool;
+import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP/1.1 connection handler alone, on Netty's {@link EmbeddedChannel}: requests go in as the
+ * decoder emits them, responses come out as objects. What is HTTP/1.1 about a response — {@code
+ * Via}, {@code Connection: close}, pipelining order, skipping the end of an answered request,
+ * closing when a body cannot be skipped — is decided here, without a socket or an origin.
+ */
+class ClientConnectionTest {
+  private static final String NAME = "edge-test";
+  private final EdgeCache cache =
+      new EdgeCache(
+          NAME,
+          new EdgeCache.Settings(1 << 20, Duration.ofSeconds(300), Duration.ZERO),
+          Map.of("cached", Duration.ZERO),
+          Runnable::run,
+          System::currentTimeMillis);
+  private final ProxyContext px = context();
+  private final EmbeddedChannel ch = new EmbeddedChannel();
+
+  private ProxyContext context() {
+    ProxySettings settings = ProxySettings.defaults(NAME, new InetSocketAddress("127.0.0.1", 0));
+    OriginPool pool =
+        new OriginPool(
+            OriginSettings.defaults("o", List.of(new InetSocketAddress("127.0.0.1", 9))),
+            NioSocketChannel.class);
+    ProxyMetrics metrics =
+        new ProxyMetrics(
+            List.of(), List.of(), Arrays.stream(ProxyError.values()).map(Enum::name).toList());
+    return ProxyContext.builder(settings, metrics)
+        .routes(
+            new RouteTable(
+                List.of(new Route("cached", null, "/cached/", "o", Duration.ofSeconds(8)))))
+        .origins(Map.of("o", pool))
+        .breakers(
+            new BreakerRegistry(
+                4,
+                Duration.ofDays(1),
+                key ->
+                    new CircuitBreaker(
+                        key,
+                        BreakerPolicy.defaults(),
+                        RandomSource.seeded(1),
+                        BreakerListener.NONE,
+                        0)))
+        .clock(Ticker.system(), RandomSource.seeded(1))
+        .admission(AdmissionController.withDefaults(), new ClientLimits(0))
+        .cache(cache)
+        .build();
+  }
+
+  private void connect() {
+    RequestHeadTimer timer =
+        new RequestHeadTimer(
+            Duration.ofSeconds(10).toNanos(),
+            Duration.ofSeconds(60).toNanos(),
+            px.responses(),
+            px.viaMember(),
+            px.metrics(),
+            Ticker.system());
+    ch.pipeline().addLast(new ClientConnection(() -> px, timer));
+  }
+
+  @AfterEach
+  void close() {
+    ch.finishAndReleaseAll();
+  }
+
+  private static HttpRequest get(String path, String... headers) {
+    HttpHeaders h = new DefaultHttpHeaders().set("Host", "example.test");
+    for (int i = 0; i < headers.length; i += 2) {
+      h.add(headers[i], headers[i + 1]);
+    }
+    return new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path, h);
+  }
+
+  /** A request as the decoder hands it on: its head, then its (empty) last content. */
+  private void send(HttpRequest request) {
+    ch.writeInbound(request, LastHttpContent.EMPTY_LAST_CONTENT);
+  }
+
+  private FullHttpResponse response() {
+    FullHttpResponse r = ch.readOutbound();
+    assertThat(r).as("a response").isNotNull();
+    return r;
+  }
+
+  private void store(String path, String body) {
+    HttpHeaders h = new DefaultHttpHeaders().set("Cache-Control", "max-age=60");
+    cache
+        .store()
+        .store(
+            CacheKey.of("example.test", path),
+            CachedResponse.of(
+                200,
+                h,
+                body.getBytes(StandardCharsets.UTF_8),
+                new DefaultHttpHeaders(),
+                System.nanoTime(),
+                System.nanoTime(),
+                System.currentTimeMillis(),
+                0));
+  }
+
+  private static String body(FullHttpResponse r) {
+    return r.content().toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aLocalAnswerKeepsTheConnectionAndCarriesThisHop() {
+    connect();
+    send(get("/nowhere"));
+
+    FullHttpResponse r = response();
+    assertThat(r.status().code()).isEqualTo(404);
+    assertThat(r.headers().get("Via")).isEqualTo("1.1 " + NAME);
+    assertThat(r.headers().get("Proxy-Status")).startsWith(NAME + "; error=destination_not_found");
+    assertThat(r.headers().contains("Connection")).isFalse();
+    r.release();
+    assertThat(ch.isOpen()).isTrue();
+
+    send(get("/nowhere/either")); // the connection goes on to its next request
+    FullHttpResponse next = response();
+    assertThat(next.status().code()).isEqualTo(404);
+    next.release();
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInTheirOrder() {
+    store("/cached/a", "first");
+    store("/cached/b", "second");
+    connect();
+
+    ch.writeInbound(
+        get("/cached/a"),
+        LastHttpContent.EMPTY_LAST_CONTENT,
+        get("/nowhere"),
+        LastHttpContent.EMPTY_LAST_CONTENT,
+        get("/cached/b"),
+        LastHttpContent.EMPTY_LAST_CONTENT);
+
+    FullHttpResponse a = response();
+    FullHttpResponse missing = response();
+    FullHttpResponse b = response();
+    assertThat(body(a)).isEqualTo("first");
+    assertThat(a.headers().get("Cache-Status")).startsWith(NAME + "; hit");
+    assertThat(a.headers().get("Via")).isEqualTo("1.1 " + NAME);
+    assertThat(missing.status().code()).isEqualTo(404);
+    assertThat(body(b)).isEqualTo("second");
+    a.release();
+    missing.release();
+    b.release();
+  }
+
+  @Test
+  void theEndOfAnAnsweredRequestIsSkippedBeforeTheNextOne() {
+    store("/cached/a", "first");
+    connect();
+    ch.writeInbound(get("/nowhere")); // answered before its last content arrives
+    FullHttpResponse r = response();
+    assertThat(r.status().code()).isEqualTo(404);
+    r.release();
+
+    ch.writeInbound(LastHttpContent.EMPTY_LAST_CONTENT, get("/cached/a"));
+    ch.writeInbound(LastHttpContent.EMPTY_LAST_CONTENT);
+
+    FullHttpResponse hit = response();
+    assertThat(body(hit)).isEqualTo("first");
+    hit.release();
+    assertThat(ch.isOpen()).isTrue();
+  }
+
+  @Test
+  void aMalformedRequestIsAnsweredAndTheConnectionCloses() {
+    connect();
+    HttpRequest noHost =
+        new DefaultHttpRequest(
+            HttpVersion.HTTP_1_1, HttpMethod.GET, "/x", new DefaultHttpHeaders());
+    send(noHost);
+
+    FullHttpResponse r = response();
+    assertThat(r.status().code()).isEqualTo(400);
+    assertThat(r.headers().get("Connection")).isEqualToIgnoringCase("close");
+    r.release();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).isFalse();
+  }
+
+  @Test
+  void aClientThatAsksToCloseIsAnsweredThenClosed() {
+    connect();
+    send(get("/nowhere", "Connection", "close"));
+
+    FullHttpResponse r = response();
+    assertThat(r.headers().get("Connection")).isEqualToIgnoringCase("close");
+    r.release();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).isFalse();
+  }
+
+  @Test
+  void anAnswerBeforeTheBodyArrivedClosesTheConnection() {
+    connect();
+    HttpRequest post = get("/nowhere", "Content-Length", "10");
+    post.setMethod(HttpMethod.POST);
+    ch.writeInbound(post); // answered 404 while its body is still to come
+
+    FullHttpResponse r = response();
+    assertThat(r.status().code()).isEqualTo(404);
+    r.release();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).as("a body that is not read cannot be skipped safely").isFalse();
+  }
+
+  @Test
+  void aRequestThatCameBackIsRefusedAsALoop() {
+    connect();
+    send(get("/cached/a", "Via", "1.1 shield, 1.1 " + NAME));
+
+    FullHttpResponse r = response();
+    assertThat(r.status().code()).isEqualTo(508);
+    assertThat(r.headers().get("Proxy-Status")).contains("proxy_loop_detected");
+    r.release();
+  }
+
+  @Test
+  void anOverloadedListenerAsksItsClientsToGoElsewhere() {
+    store("/cached/a", "first");
+    connect();
+    px.admission().overloadLevel(OverloadLevel.STOP_ACCEPTING, System.nanoTime());
+
+    send(get("/cached/a"));
+
+    FullHttpResponse r = response();
+    assertThat(body(r)).isEqualTo("first"); // hits are served, then the connection closes
+    assertThat(r.headers().get("Connection")).isEqualToIgnoringCase("close");
+    r.release();
+    ch.runPendingTasks();
+    assertThat(ch.isOpen()).isFalse();
+  }
+}
