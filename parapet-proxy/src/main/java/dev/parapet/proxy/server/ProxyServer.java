@@ -48,6 +48,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,6 +73,7 @@ public final class ProxyServer implements AutoCloseable {
   private final OverloadMonitor overload;
   private final IncidentMode incident = new IncidentMode();
   private final @Nullable AccessLog accessLog;
+  private final AtomicBoolean closed = new AtomicBoolean();
   private volatile ProxyContext context;
 
   /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
@@ -554,8 +556,15 @@ public final class ProxyServer implements AutoCloseable {
     return context.origins();
   }
 
+  /**
+   * Stops listening, closes idle origin connections and the event loops. A second call does
+   * nothing.
+   */
   @Override
   public void close() {
+    if (closed.getAndSet(true)) {
+      return;
+    }
     Channel c = serverChannel;
     if (c != null) {
       c.close().syncUninterruptibly();
