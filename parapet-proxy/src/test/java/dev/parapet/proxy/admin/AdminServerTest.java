@@ -14,7 +14,7 @@ import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.TestOrigin;
+import dev.parapet.proxy.testing.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -14,6 +14,7 @@ import dev.parapet.proxy.cache.CacheKey;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.CacheOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;

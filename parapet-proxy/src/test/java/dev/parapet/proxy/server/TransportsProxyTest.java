@@ -9,6 +9,7 @@ import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

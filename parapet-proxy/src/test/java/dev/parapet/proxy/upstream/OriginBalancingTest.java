@@ -17,6 +17,7 @@ import dev.parapet.proxy.admin.AdminServer;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
+import dev.parapet.proxy.testing.PathOrigin;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
