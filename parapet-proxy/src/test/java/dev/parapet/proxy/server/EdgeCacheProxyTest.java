@@ -561,12 +561,9 @@ class EdgeCacheProxyTest {
     }
   }
 
-  /** Waits (bounded) until the origin has received {@code n} requests. */
-  private static void awaitOriginCount(CacheOrigin o, int n) throws InterruptedException {
-    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (o.count() < n && System.nanoTime() < until) {
-      Thread.sleep(10);
-    }
+  /** Waits (bounded) until the origin has received {@code n} requests, and not more. */
+  private static void awaitOriginCount(CacheOrigin o, int n) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> o.count() >= n);
     assertThat(o.count()).isEqualTo(n);
   }
 

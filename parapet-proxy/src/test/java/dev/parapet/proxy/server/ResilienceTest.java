@@ -443,14 +443,21 @@ class ResilienceTest {
    * Overload: the "heap" fills with requests held in flight by a slow origin (40 in flight stand
    * for a full heap). The overload monitor raises the level as it fills, admission stops accepting,
    * and the flood is answered 503 instead of piling up until the proxy dies.
+   *
+   * <p>The flood arrives two requests per sample of the monitor, so the monitor sees it grow
+   * whether this machine is fast or busy. At the nominal 10 ms sample period the 150 requests
+   * arrive in about 0.75 s, inside the origin's 1.5 s: without the monitor nearly all of them would
+   * be in flight at once.
    */
   @Test
   void aFloodOfSlowRequestsIsShedInsteadOfPilingUp() throws Exception {
     ScriptedOrigin o = origin(n -> new Reply(200, 1500, ""));
     AtomicReference<ProxyServer> server = new AtomicReference<>();
     AtomicInteger maxInflight = new AtomicInteger();
+    AtomicInteger samples = new AtomicInteger();
     DoubleSupplier heap =
         () -> {
+          samples.incrementAndGet();
           ProxyServer p = server.get();
           if (p == null) {
             return 0.0;
@@ -477,7 +484,14 @@ class ResilienceTest {
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 150; i++) {
       all.add(fx.sendAsync(p.port(), "/flood/" + i));
-      Thread.sleep(5);
+      if (i % 2 == 1) {
+        int seen = samples.get();
+        await()
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(1))
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> samples.get() > seen);
+      }
     }
     int ok = 0;
     int shed = 0;
