@@ -1,5 +1,7 @@
 package dev.parapet.proxy.admin;
 
+import static dev.parapet.proxy.testing.ProxyFixture.ADMIN_TOKEN;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,69 +11,44 @@ import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
-import dev.parapet.proxy.flow.ProxySettings;
-import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.TestOrigin;
+import dev.parapet.proxy.testing.ProxyFixture;
+import dev.parapet.proxy.testing.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class AdminServerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http = HttpClient.newHttpClient();
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
   private TestOrigin origin;
   private ProxyServer proxy;
   private AdminServer admin;
 
   @BeforeEach
   void start() throws Exception {
-    origin = new TestOrigin();
+    origin = fx.testOrigin();
     proxy =
-        ProxyServer.builder(
-                ProxySettings.defaults("edge-admin", new InetSocketAddress("127.0.0.1", 0)))
-            .routes(List.of(new Route("api", null, "/api/", "api", Duration.ofSeconds(8))))
-            .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
-            .clock(Ticker.system(), RandomSource.seeded(1))
+        fx.proxy()
+            .name("edge-admin")
             .threads(1)
-            .build()
+            .routes(route("api", "/api/", "api"))
+            .origins(OriginSettings.defaults("api", List.of(origin.address())))
             .start();
-    admin =
-        new AdminServer(new InetSocketAddress("127.0.0.1", 0), "s3cret", proxy, Ticker.system())
-            .start();
-  }
-
-  @AfterEach
-  void stop() {
-    admin.close();
-    proxy.close();
-    origin.close();
+    admin = fx.admin(proxy);
   }
 
   private HttpResponse<String> call(String method, String path, String token) throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
-            .method(method, HttpRequest.BodyPublishers.noBody());
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return fx.call(admin, method, path, token);
   }
 
   private HttpResponse<String> proxied(String path) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.port() + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return fx.get(proxy.port(), path);
   }
 
   @Test
@@ -103,7 +80,7 @@ class AdminServerTest {
     String open = "/admin/breakers/route%3Aapi/open";
     assertThat(call("POST", open, null).statusCode()).isEqualTo(401);
     assertThat(call("POST", open, "wrong").statusCode()).isEqualTo(401);
-    HttpResponse<String> ok = call("POST", open, "s3cret");
+    HttpResponse<String> ok = call("POST", open, ADMIN_TOKEN);
     assertThat(ok.statusCode()).isEqualTo(200);
     assertThat(JSON.readTree(ok.body()).get("state").asText()).isEqualTo("FORCED_OPEN");
     HttpResponse<String> rejected = proxied("/api/x");
@@ -112,17 +89,17 @@ class AdminServerTest {
         .hasValueSatisfying(v -> assertThat(v).contains("breaker open"));
     assertThat(origin.calls.get()).isZero();
 
-    assertThat(call("POST", "/admin/breakers/route%3Aapi/close", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route%3Aapi/close", ADMIN_TOKEN).statusCode())
         .isEqualTo(200);
     assertThat(proxy.breakers().find(BreakerKey.of(Scope.ROUTE, "api")).state())
         .isEqualTo(State.CLOSED);
-    assertThat(call("POST", "/admin/breakers/route%3Aapi/shadow", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route%3Aapi/shadow", ADMIN_TOKEN).statusCode())
         .isEqualTo(200);
     assertThat(proxy.breakers().find(BreakerKey.of(Scope.ROUTE, "api")).mode())
         .isEqualTo(Mode.SHADOW);
-    assertThat(call("POST", "/admin/breakers/route%3Aapi/explode", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route%3Aapi/explode", ADMIN_TOKEN).statusCode())
         .isEqualTo(404);
-    assertThat(call("POST", "/admin/breakers/route%3Anope/open", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route%3Anope/open", ADMIN_TOKEN).statusCode())
         .isEqualTo(404);
     assertThat(proxied("/api/x").statusCode()).isEqualTo(200);
   }
@@ -141,16 +118,7 @@ class AdminServerTest {
     try (AdminServer tokenless =
         new AdminServer(new InetSocketAddress("127.0.0.1", 0), null, proxy, Ticker.system())
             .start()) {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(
-                      URI.create(
-                          "http://127.0.0.1:"
-                              + tokenless.port()
-                              + "/admin/breakers/route%3Aapi/open"))
-                  .POST(HttpRequest.BodyPublishers.noBody())
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r = fx.call(tokenless, "POST", "/admin/breakers/route%3Aapi/open", null);
       assertThat(r.statusCode()).isEqualTo(401);
       assertThat(r.body()).contains("admin.token_file is not configured");
     }

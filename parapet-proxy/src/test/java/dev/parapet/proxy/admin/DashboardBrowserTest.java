@@ -1,5 +1,7 @@
 package dev.parapet.proxy.admin;
 
+import static dev.parapet.proxy.testing.ProxyFixture.ADMIN_TOKEN;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
@@ -7,29 +9,21 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parapet.core.breaker.CircuitBreaker;
-import dev.parapet.core.time.RandomSource;
-import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
-import dev.parapet.proxy.faultorigin.FaultOriginSettings;
 import dev.parapet.proxy.faultorigin.FaultPlan;
-import dev.parapet.proxy.flow.ProxySettings;
-import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
+import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.upstream.OriginSettings;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The dashboard in a real headless Chromium: the page loads from the admin listener, its charts
@@ -37,42 +31,28 @@ import org.junit.jupiter.api.Test;
  */
 class DashboardBrowserTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String TOKEN = "s3cret";
-  private final HttpClient http = HttpClient.newHttpClient();
-  private FaultOrigin origin;
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
   private ProxyServer proxy;
   private AdminServer admin;
 
   @BeforeEach
   void start() throws Exception {
-    origin = FaultOrigin.start(FaultOriginSettings.loopback(), FaultPlan.DEFAULT);
+    FaultOrigin origin = fx.faultOrigin(FaultPlan.DEFAULT);
     proxy =
-        ProxyServer.builder(
-                ProxySettings.defaults("edge-dash", new InetSocketAddress("127.0.0.1", 0)))
-            .routes(List.of(new Route("api", null, "/api/", "api", Duration.ofSeconds(8))))
-            .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
-            .clock(Ticker.system(), RandomSource.seeded(1))
+        fx.proxy()
+            .name("edge-dash")
             .threads(1)
-            .build()
+            .routes(route("api", "/api/", "api"))
+            .origins(OriginSettings.defaults("api", List.of(origin.address())))
             .start();
-    admin =
-        new AdminServer(new InetSocketAddress("127.0.0.1", 0), TOKEN, proxy, Ticker.system())
-            .start();
-  }
-
-  @AfterEach
-  void stop() {
-    admin.close();
-    proxy.close();
-    origin.close();
+    admin = fx.admin(proxy);
   }
 
   @Test
   void pageLoadsChartsDrawAndAnOpenedBreakerAppears() throws Exception {
     HeadlessChromium chromium = HeadlessChromium.findOrSkip();
     for (int i = 0; i < 20; i++) {
-      assertThat(send("GET", "http://127.0.0.1:" + proxy.port() + "/api/" + i, null).statusCode())
-          .isEqualTo(200);
+      assertThat(fx.get(proxy.port(), "/api/" + i).statusCode()).isEqualTo(200);
     }
     CircuitBreaker breaker = proxy.breakers().all().iterator().next();
     String key = breaker.key().toString();
@@ -85,18 +65,18 @@ class DashboardBrowserTest {
           assertThat(samples.get(0).get("breakers").get(key).asText()).isEqualTo("CLOSED");
         });
     HttpResponse<String> opened =
-        send(
+        fx.call(
+            admin,
             "POST",
-            adminUrl("/admin/breakers/" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "/open"),
-            TOKEN);
+            "/admin/breakers/" + URLEncoder.encode(key, StandardCharsets.UTF_8) + "/open",
+            ADMIN_TOKEN);
     assertThat(opened.statusCode()).isEqualTo(200);
-    assertThat(send("GET", "http://127.0.0.1:" + proxy.port() + "/api/x", null).statusCode())
-        .isEqualTo(503);
+    assertThat(fx.get(proxy.port(), "/api/x").statusCode()).isEqualTo(503);
     // The sampler runs once a second; wait until a sample has seen the forced-open breaker.
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> {
-          JsonNode d = JSON.readTree(send("GET", adminUrl("/admin/dashboard.json"), null).body());
+          JsonNode d = JSON.readTree(fx.get(admin.port(), "/admin/dashboard.json").body());
           JsonNode last = d.get("samples").get(d.get("samples").size() - 1);
           assertThat(last).isNotNull();
           assertThat(last.get("breakers").get(key).asText()).isEqualTo("FORCED_OPEN");
@@ -135,9 +115,9 @@ class DashboardBrowserTest {
     // After the first sample (the sampler's baseline came before it), every request is counted.
     await().atMost(Duration.ofSeconds(30)).until(() -> samples().size() > 0);
     for (int i = 0; i < 5; i++) {
-      send("GET", "http://127.0.0.1:" + proxy.port() + "/api/" + i, null);
+      fx.get(proxy.port(), "/api/" + i);
     }
-    send("GET", "http://127.0.0.1:" + proxy.port() + "/nowhere", null);
+    fx.get(proxy.port(), "/nowhere");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> {
@@ -155,7 +135,7 @@ class DashboardBrowserTest {
           assertThat(other).as("404 no route").isCloseTo(1.0, within(0.01));
           assertThat(attempts).isCloseTo(5.0, within(0.01));
         });
-    HttpResponse<String> page = send("GET", adminUrl("/dashboard"), null);
+    HttpResponse<String> page = fx.get(admin.port(), "/dashboard");
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.headers().firstValue("Content-Type"))
         .hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
@@ -163,21 +143,11 @@ class DashboardBrowserTest {
   }
 
   private JsonNode samples() throws Exception {
-    return JSON.readTree(send("GET", adminUrl("/admin/dashboard.json"), null).body())
-        .get("samples");
+    return JSON.readTree(fx.get(admin.port(), "/admin/dashboard.json").body()).get("samples");
   }
 
   private String adminUrl(String path) {
     return "http://127.0.0.1:" + admin.port() + path;
-  }
-
-  private HttpResponse<String> send(String method, String url, String token) throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(url)).method(method, HttpRequest.BodyPublishers.noBody());
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static String attribute(String tag, String name) {

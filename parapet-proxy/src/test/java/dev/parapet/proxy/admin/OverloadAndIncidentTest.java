@@ -1,6 +1,9 @@
 package dev.parapet.proxy.admin;
 
+import static dev.parapet.proxy.testing.ProxyFixture.ADMIN_TOKEN;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,30 +15,25 @@ import dev.parapet.core.breaker.State;
 import dev.parapet.core.overload.OverloadConfig;
 import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.overload.OverloadResource;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
-import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import dev.parapet.proxy.server.TestOrigin;
+import dev.parapet.proxy.testing.ProxyFixture;
+import dev.parapet.proxy.testing.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Readiness under a forced overload level, and the incident runbook API, over loopback. */
 class OverloadAndIncidentTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpClient http = HttpClient.newHttpClient();
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
   // Doubles as raw bits: the sampler thread reads what the test writes.
   private final AtomicLong heap = new AtomicLong(Double.doubleToLongBits(0.10));
   private TestOrigin origin;
@@ -45,7 +43,7 @@ class OverloadAndIncidentTest {
 
   @BeforeEach
   void start() throws Exception {
-    origin = new TestOrigin();
+    origin = fx.testOrigin();
     overload =
         new OverloadMonitor(
             OverloadConfig.none()
@@ -58,45 +56,27 @@ class OverloadAndIncidentTest {
             Duration.ofMillis(20),
             Duration.ofMillis(20));
     proxy =
-        ProxyServer.builder(
-                ProxySettings.defaults("edge-incident", new InetSocketAddress("127.0.0.1", 0)))
-            .routes(
-                List.of(
-                    new Route("api", null, "/api/", "api", Duration.ofSeconds(8)),
-                    new Route(
-                        "static",
-                        null,
-                        "/static/",
-                        "api",
-                        Duration.ofSeconds(8),
-                        BreakerPolicy.builder().failureRate(0.10).build())))
-            .origins(List.of(OriginSettings.defaults("api", List.of(origin.address()))))
-            .overload(overload)
-            .clock(Ticker.system(), RandomSource.seeded(1))
+        fx.proxy()
+            .name("edge-incident")
             .threads(1)
-            .build()
+            .routes(
+                route("api", "/api/", "api"),
+                new Route(
+                    "static",
+                    null,
+                    "/static/",
+                    "api",
+                    Duration.ofSeconds(8),
+                    BreakerPolicy.builder().failureRate(0.10).build()))
+            .origins(OriginSettings.defaults("api", List.of(origin.address())))
+            .overload(overload)
             .start();
-    admin =
-        new AdminServer(new InetSocketAddress("127.0.0.1", 0), "s3cret", proxy, Ticker.system())
-            .start();
+    admin = fx.admin(proxy);
     admin.ready(true);
   }
 
-  @AfterEach
-  void stop() {
-    admin.close();
-    proxy.close();
-    origin.close();
-  }
-
   private HttpResponse<String> call(String method, String path, String token) throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
-            .method(method, HttpRequest.BodyPublishers.noBody());
-    if (token != null) {
-      b.header("Authorization", "Bearer " + token);
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return fx.call(admin, method, path, token);
   }
 
   private void heap(double share) {
@@ -128,7 +108,7 @@ class OverloadAndIncidentTest {
   @Test
   void theSamplingThreadAppliesReadingsOnItsOwn() throws Exception {
     heap(0.99);
-    org.awaitility.Awaitility.await()
+    await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> call("GET", "/readyz", null).statusCode() == 503);
     assertThat(overload.reading(OverloadResource.HEAP)).isEqualTo(0.99);
@@ -145,7 +125,7 @@ class OverloadAndIncidentTest {
     assertThat(failureRate("api")).isEqualTo(0.50);
     assertThat(failureRate("static")).isEqualTo(0.10);
     // An operator already forced one breaker open: the incident must not forget that.
-    assertThat(call("POST", "/admin/breakers/route:api/open", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route:api/open", ADMIN_TOKEN).statusCode())
         .isEqualTo(200);
     CircuitBreaker forced = proxy.breakers().find(BreakerKey.of(Scope.ROUTE, "api"));
 
@@ -153,7 +133,7 @@ class OverloadAndIncidentTest {
     assertThat(call("POST", "/admin/incident", "wrong").statusCode()).isEqualTo(401);
     assertThat(proxy.incident().active()).isFalse();
 
-    HttpResponse<String> on = call("POST", "/admin/incident", "s3cret");
+    HttpResponse<String> on = call("POST", "/admin/incident", ADMIN_TOKEN);
     assertThat(on.statusCode()).isEqualTo(200);
     JsonNode body = JSON.readTree(on.body());
     assertThat(body.get("active").asBoolean()).isTrue();
@@ -166,7 +146,7 @@ class OverloadAndIncidentTest {
     assertThat(failureRate("static")).isEqualTo(0.10); // already tighter: kept
 
     // Declaring it again changes nothing.
-    HttpResponse<String> twice = call("POST", "/admin/incident", "s3cret");
+    HttpResponse<String> twice = call("POST", "/admin/incident", ADMIN_TOKEN);
     assertThat(twice.statusCode()).isEqualTo(200);
     assertThat(JSON.readTree(twice.body()).get("changed").asBoolean()).isFalse();
     JsonNode again = JSON.readTree(call("GET", "/admin/incident", null).body());
@@ -175,7 +155,7 @@ class OverloadAndIncidentTest {
 
     assertThat(call("DELETE", "/admin/incident", null).statusCode()).isEqualTo(401);
     assertThat(proxy.incident().active()).isTrue();
-    HttpResponse<String> off = call("DELETE", "/admin/incident", "s3cret");
+    HttpResponse<String> off = call("DELETE", "/admin/incident", ADMIN_TOKEN);
     assertThat(off.statusCode()).isEqualTo(200);
     assertThat(JSON.readTree(off.body()).get("active").asBoolean()).isFalse();
     assertThat(proxy.incident().preferStale()).isFalse();
@@ -186,14 +166,14 @@ class OverloadAndIncidentTest {
 
   @Test
   void aBreakerKeptTrippedTakesTheIncidentPolicyOnceClosed() throws Exception {
-    assertThat(call("POST", "/admin/breakers/route:api/open", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route:api/open", ADMIN_TOKEN).statusCode())
         .isEqualTo(200);
-    assertThat(call("POST", "/admin/incident", "s3cret").statusCode()).isEqualTo(200);
+    assertThat(call("POST", "/admin/incident", ADMIN_TOKEN).statusCode()).isEqualTo(200);
     assertThat(proxy.reconcileBreakers()).isZero(); // still forced open: keeps its state
     assertThat(failureRate("api")).isEqualTo(0.50);
-    assertThat(call("POST", "/admin/breakers/route:api/close", "s3cret").statusCode())
+    assertThat(call("POST", "/admin/breakers/route:api/close", ADMIN_TOKEN).statusCode())
         .isEqualTo(200);
-    org.awaitility.Awaitility.await()
+    await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> failureRate("api") == 0.20); // the server's own once-a-second pass
     assertThat(proxy.reconcileBreakers()).isZero();
@@ -201,15 +181,11 @@ class OverloadAndIncidentTest {
 
   @Test
   void aClosedBreakerTakesTheIncidentThresholdAndGetsItsOwnBack() throws Exception {
-    assertThat(call("POST", "/admin/incident", "s3cret").statusCode()).isEqualTo(200);
+    assertThat(call("POST", "/admin/incident", ADMIN_TOKEN).statusCode()).isEqualTo(200);
     assertThat(failureRate("api")).isEqualTo(0.20);
-    HttpResponse<String> served =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.port() + "/api/x"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> served = fx.get(proxy.port(), "/api/x");
     assertThat(served.statusCode()).isEqualTo(200);
-    assertThat(call("DELETE", "/admin/incident", "s3cret").statusCode()).isEqualTo(200);
+    assertThat(call("DELETE", "/admin/incident", ADMIN_TOKEN).statusCode()).isEqualTo(200);
     assertThat(failureRate("api")).isEqualTo(0.50);
   }
 }

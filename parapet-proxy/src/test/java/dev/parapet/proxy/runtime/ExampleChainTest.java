@@ -6,7 +6,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ProxyConfig;
-import dev.parapet.proxy.server.TestOrigin;
+import dev.parapet.proxy.testing.TestOrigin;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

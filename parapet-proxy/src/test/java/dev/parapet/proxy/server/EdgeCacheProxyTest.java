@@ -1,25 +1,23 @@
 package dev.parapet.proxy.server;
 
+import static dev.parapet.proxy.testing.ProxyFixture.pool;
+import static dev.parapet.proxy.testing.ProxyFixture.raw;
+import static dev.parapet.proxy.testing.ProxyFixture.request;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
-import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.time.HttpDate;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.CacheKey;
 import dev.parapet.proxy.cache.EdgeCache;
-import dev.parapet.proxy.flow.ProxySettings;
-import dev.parapet.proxy.route.Route;
-import dev.parapet.proxy.upstream.OriginSettings;
+import dev.parapet.proxy.testing.CacheOrigin;
+import dev.parapet.proxy.testing.ProxyFixture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,8 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The edge cache on the request path, over real sockets on loopback with an origin the test
@@ -36,28 +34,11 @@ import org.junit.jupiter.api.Test;
  * staleness never depend on how fast this machine is.
  */
 class EdgeCacheProxyTest {
-  private static final String NAME = "edge-test";
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private static final String NAME = ProxyFixture.NAME;
   private final AtomicLong skew = new AtomicLong();
   private final Ticker ticker = () -> System.nanoTime() + skew.get();
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
-
-  private CacheOrigin origin() throws IOException {
-    CacheOrigin o = new CacheOrigin();
-    closeables.add(o);
-    return o;
-  }
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
   private void advanceSeconds(long s) {
     skew.addAndGet(Duration.ofSeconds(s).toNanos());
@@ -81,20 +62,6 @@ class EdgeCacheProxyTest {
       Duration defaultTtl,
       int maxRequests)
       throws InterruptedException {
-    OriginSettings d = OriginSettings.defaults("o", List.of(origin));
-    OriginSettings o =
-        new OriginSettings(
-            "o",
-            d.hosts(),
-            Duration.ofMillis(500),
-            originTimeout,
-            d.maxConnections(),
-            d.maxPending(),
-            maxRequests,
-            BreakerPolicy.builder().minRequests(1000).build(),
-            Scope.ROUTE,
-            OutcomeClassifier.standard(),
-            d.latency());
     EdgeCache cache =
         new EdgeCache(
             NAME,
@@ -102,38 +69,17 @@ class EdgeCacheProxyTest {
             Map.of("r", defaultTtl),
             Runnable::run,
             System::currentTimeMillis);
-    ProxyServer p =
-        ProxyServer.builder(ProxySettings.defaults(NAME, new InetSocketAddress("127.0.0.1", 0)))
-            .routes(List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))))
-            .origins(List.of(o))
-            .cache(cache)
-            .clock(ticker, RandomSource.seeded(1))
-            .threads(2)
-            .build()
-            .start();
-    closeables.add(p);
-    return p;
-  }
-
-  private HttpResponse<String> send(ProxyServer p, String method, String path, String... headers)
-      throws IOException, InterruptedException {
-    return http.send(request(p, method, path, headers), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> get(ProxyServer p, String path, String... headers)
-      throws IOException, InterruptedException {
-    return send(p, "GET", path, headers);
-  }
-
-  private static HttpRequest request(ProxyServer p, String method, String path, String... headers) {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
-            .timeout(Duration.ofSeconds(20))
-            .method(method, HttpRequest.BodyPublishers.noBody());
-    if (headers.length > 0) {
-      b.headers(headers);
-    }
-    return b.build();
+    return fx.proxy()
+        .routes(route("r", "/", "o"))
+        .origins(
+            pool("o", origin)
+                .timeout(originTimeout)
+                .maxRequests(maxRequests)
+                .breaker(BreakerPolicy.builder().minRequests(1000).build())
+                .build())
+        .cache(cache)
+        .ticker(ticker)
+        .start();
   }
 
   private static String cacheStatus(HttpResponse<?> r) {
@@ -143,8 +89,8 @@ class EdgeCacheProxyTest {
   /** Two requests to one path; returns the second. */
   private HttpResponse<String> twice(ProxyServer p, String path, String... headers)
       throws IOException, InterruptedException {
-    get(p, path, headers);
-    return get(p, path, headers);
+    fx.get(p.port(), path, headers);
+    return fx.get(p.port(), path, headers);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -152,15 +98,15 @@ class EdgeCacheProxyTest {
 
   @Test
   void freshResponseIsServedFromTheCacheWithAgeAndCacheStatus() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60", "Age", "7");
     ProxyServer p = proxy(o);
 
-    HttpResponse<String> first = get(p, "/a");
+    HttpResponse<String> first = fx.get(p.port(), "/a");
     assertThat(first.statusCode()).isEqualTo(200);
     assertThat(cacheStatus(first)).isEqualTo(NAME + "; fwd=miss; fwd-status=200; stored");
     advanceSeconds(3);
-    HttpResponse<String> second = get(p, "/a");
+    HttpResponse<String> second = fx.get(p.port(), "/a");
 
     assertThat(o.count()).isEqualTo(1);
     assertThat(second.statusCode()).isEqualTo(200);
@@ -179,21 +125,21 @@ class EdgeCacheProxyTest {
 
   @Test
   void anExpiredResponseIsNotReused() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10", "ETag", "\"v1\"");
     o.status = 200;
     ProxyServer p = proxy(o);
-    get(p, "/a");
+    fx.get(p.port(), "/a");
     advanceSeconds(11);
     o.headers("Cache-Control", "max-age=10"); // no validator now: a full response
-    HttpResponse<String> r = get(p, "/a");
+    HttpResponse<String> r = fx.get(p.port(), "/a");
     assertThat(o.count()).isEqualTo(2);
     assertThat(cacheStatus(r)).isEqualTo(NAME + "; fwd=stale; fwd-status=200; stored");
   }
 
   @Test
   void sharedMaxAgeWinsOverMaxAge() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=0, s-maxage=60");
     ProxyServer p = proxy(o);
     HttpResponse<String> r = twice(p, "/s");
@@ -203,7 +149,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void expiresGivesFreshnessAndAPastExpiresDoesNot() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Expires", HttpDate.format(System.currentTimeMillis() + 120_000));
     ProxyServer p = proxy(o);
     twice(p, "/future");
@@ -216,7 +162,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void responsesThatMustNotBeSharedAreNotStored() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     ProxyServer p = proxy(o);
     String[][] cases = {
       {"Cache-Control", "max-age=60, no-store"},
@@ -236,7 +182,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void setCookieIsSharedOnlyWhenTheOriginSaysPublic() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "public, max-age=60", "Set-Cookie", "a=b");
     ProxyServer p = proxy(o);
     twice(p, "/pub");
@@ -245,7 +191,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void requestsWithAuthorizationAreNotSharedUnlessAllowed() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     ProxyServer p = proxy(o);
     twice(p, "/auth", "Authorization", "Bearer x");
@@ -258,7 +204,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void routeDefaultTtlAppliesWhenTheOriginSaysNothing() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     ProxyServer p = proxy(o.address(), Duration.ofSeconds(5), 1 << 20, Duration.ofSeconds(30));
     twice(p, "/default");
     assertThat(o.count()).isEqualTo(1);
@@ -266,7 +212,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void withoutFreshnessInformationNothingIsStored() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     ProxyServer p = proxy(o);
     HttpResponse<String> r = twice(p, "/nothing");
     assertThat(o.count()).isEqualTo(2);
@@ -275,13 +221,13 @@ class EdgeCacheProxyTest {
 
   @Test
   void varySelectsTheVariantByTheRequestHeader() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60", "Vary", "Accept-Language");
     ProxyServer p = proxy(o);
-    get(p, "/v", "Accept-Language", "en");
-    get(p, "/v", "Accept-Language", "de");
-    HttpResponse<String> en = get(p, "/v", "Accept-Language", "en");
-    HttpResponse<String> de = get(p, "/v", "Accept-Language", "de");
+    fx.get(p.port(), "/v", "Accept-Language", "en");
+    fx.get(p.port(), "/v", "Accept-Language", "de");
+    HttpResponse<String> en = fx.get(p.port(), "/v", "Accept-Language", "en");
+    HttpResponse<String> de = fx.get(p.port(), "/v", "Accept-Language", "de");
     assertThat(o.count()).isEqualTo(2);
     assertThat(cacheStatus(en)).contains("hit");
     assertThat(cacheStatus(de)).contains("hit");
@@ -289,11 +235,11 @@ class EdgeCacheProxyTest {
 
   @Test
   void headIsAnsweredFromTheGetEntry() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     ProxyServer p = proxy(o);
-    HttpResponse<String> full = get(p, "/h");
-    HttpResponse<String> head = send(p, "HEAD", "/h");
+    HttpResponse<String> full = fx.get(p.port(), "/h");
+    HttpResponse<String> head = fx.send(p.port(), "HEAD", "/h");
     assertThat(o.count()).isEqualTo(1);
     assertThat(head.statusCode()).isEqualTo(200);
     assertThat(head.body()).isEmpty();
@@ -301,31 +247,31 @@ class EdgeCacheProxyTest {
         .contains(Integer.toString(full.body().length()));
     assertThat(cacheStatus(head)).contains("hit");
     // and the connection still works afterwards
-    assertThat(get(p, "/h").body()).isEqualTo("body of /h");
+    assertThat(fx.get(p.port(), "/h").body()).isEqualTo("body of /h");
   }
 
   @Test
   void aClientConditionalIsAnsweredFromTheEntry() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60", "ETag", "\"e1\"");
     ProxyServer p = proxy(o);
-    get(p, "/c");
-    HttpResponse<String> r = get(p, "/c", "If-None-Match", "\"e1\"");
+    fx.get(p.port(), "/c");
+    HttpResponse<String> r = fx.get(p.port(), "/c", "If-None-Match", "\"e1\"");
     assertThat(r.statusCode()).isEqualTo(304);
     assertThat(o.count()).isEqualTo(1);
   }
 
   @Test
   void unsafeMethodsInvalidateTheTarget() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     ProxyServer p = proxy(o);
     twice(p, "/item");
     assertThat(o.count()).isEqualTo(1);
-    HttpResponse<String> post = send(p, "POST", "/item");
+    HttpResponse<String> post = fx.send(p.port(), "POST", "/item");
     assertThat(cacheStatus(post)).isEqualTo(NAME + "; fwd=method; fwd-status=200");
     assertThat(o.count()).isEqualTo(2);
-    HttpResponse<String> after = get(p, "/item");
+    HttpResponse<String> after = fx.get(p.port(), "/item");
     assertThat(o.count()).isEqualTo(3);
     assertThat(cacheStatus(after)).contains("fwd=miss");
   }
@@ -335,13 +281,13 @@ class EdgeCacheProxyTest {
 
   @Test
   void aStaleEntryIsRevalidatedWithItsEtag() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10", "ETag", "\"v1\"");
     ProxyServer p = proxy(o);
-    get(p, "/e");
+    fx.get(p.port(), "/e");
     advanceSeconds(20);
 
-    HttpResponse<String> r = get(p, "/e");
+    HttpResponse<String> r = fx.get(p.port(), "/e");
     assertThat(o.count()).isEqualTo(2);
     assertThat(o.last().header("If-None-Match")).isEqualTo("\"v1\"");
     assertThat(r.statusCode()).isEqualTo(200);
@@ -350,20 +296,20 @@ class EdgeCacheProxyTest {
     assertThat(p.cache().total(EdgeCache.Status.REVALIDATED)).isEqualTo(1);
 
     // the 304 restarted freshness: the next request is a hit
-    HttpResponse<String> hit = get(p, "/e");
+    HttpResponse<String> hit = fx.get(p.port(), "/e");
     assertThat(o.count()).isEqualTo(2);
     assertThat(cacheStatus(hit)).contains("hit");
   }
 
   @Test
   void aStaleEntryIsRevalidatedWithItsLastModified() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     String lm = HttpDate.format(System.currentTimeMillis() - 3_600_000);
     o.headers("Cache-Control", "max-age=10", "Last-Modified", lm);
     ProxyServer p = proxy(o);
-    get(p, "/lm");
+    fx.get(p.port(), "/lm");
     advanceSeconds(20);
-    HttpResponse<String> r = get(p, "/lm");
+    HttpResponse<String> r = fx.get(p.port(), "/lm");
     assertThat(o.count()).isEqualTo(2);
     assertThat(o.last().header("If-Modified-Since")).isEqualTo(lm);
     assertThat(r.body()).isEqualTo("body of /lm");
@@ -372,11 +318,11 @@ class EdgeCacheProxyTest {
 
   @Test
   void aFreshEntryTheRequestRefusesIsValidatedAndMarkedRequest() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60", "ETag", "\"r1\"");
     ProxyServer p = proxy(o);
-    get(p, "/nc");
-    HttpResponse<String> r = get(p, "/nc", "Cache-Control", "max-age=0");
+    fx.get(p.port(), "/nc");
+    HttpResponse<String> r = fx.get(p.port(), "/nc", "Cache-Control", "max-age=0");
     assertThat(o.count()).isEqualTo(2);
     assertThat(o.last().header("If-None-Match")).isEqualTo("\"r1\"");
     assertThat(r.body()).isEqualTo("body of /nc");
@@ -388,13 +334,13 @@ class EdgeCacheProxyTest {
 
   @Test
   void staleWhileRevalidateServesAtOnceAndRefreshesOnceInTheBackground() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10, stale-while-revalidate=60", "ETag", "\"s1\"");
     ProxyServer p = proxy(o);
-    get(p, "/swr");
+    fx.get(p.port(), "/swr");
     advanceSeconds(15);
 
-    HttpResponse<String> stale = get(p, "/swr");
+    HttpResponse<String> stale = fx.get(p.port(), "/swr");
     assertThat(stale.statusCode()).isEqualTo(200);
     assertThat(stale.body()).isEqualTo("body of /swr");
     assertThat(cacheStatus(stale))
@@ -413,7 +359,7 @@ class EdgeCacheProxyTest {
                 == dev.parapet.proxy.cache.Lookup.Kind.FRESH);
     assertThat(o.count()).isEqualTo(2);
     assertThat(o.last().header("If-None-Match")).isEqualTo("\"s1\"");
-    HttpResponse<String> fresh = get(p, "/swr");
+    HttpResponse<String> fresh = fx.get(p.port(), "/swr");
     assertThat(cacheStatus(fresh)).startsWith(NAME + "; hit; ttl=");
     assertThat(o.count()).isEqualTo(2);
     assertThat(p.cache().total(EdgeCache.Status.REFRESH)).isEqualTo(1);
@@ -422,33 +368,33 @@ class EdgeCacheProxyTest {
 
   @Test
   void staleIsServedWhenTheOriginAnswers5xx() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o);
-    get(p, "/5xx");
+    fx.get(p.port(), "/5xx");
     advanceSeconds(20);
     o.status = 503;
     o.headers("Cache-Control", "no-store");
 
-    HttpResponse<String> r = get(p, "/5xx");
+    HttpResponse<String> r = fx.get(p.port(), "/5xx");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("body of /5xx");
     assertThat(cacheStatus(r))
         .matches(NAME + "; fwd=stale; fwd-status=503; ttl=-\\d+; detail=\"stale origin-5xx\"");
     assertThat(o.count()).isEqualTo(2);
     // the connection is still usable: the origin's 503 body was read and dropped
-    assertThat(get(p, "/5xx").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/5xx").statusCode()).isEqualTo(200);
   }
 
   @Test
   void staleIsServedOnAnOriginTimeout() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o.address(), Duration.ofMillis(300), 1 << 20, Duration.ZERO);
-    get(p, "/slow");
+    fx.get(p.port(), "/slow");
     advanceSeconds(20);
     o.delayMillis = 3_000;
-    HttpResponse<String> r = get(p, "/slow");
+    HttpResponse<String> r = fx.get(p.port(), "/slow");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("body of /slow");
     assertThat(cacheStatus(r)).contains("detail=\"stale timeout\"");
@@ -456,13 +402,13 @@ class EdgeCacheProxyTest {
 
   @Test
   void staleIsServedWhenTheOriginRefusesConnections() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o);
-    get(p, "/down");
+    fx.get(p.port(), "/down");
     o.close();
     advanceSeconds(20);
-    HttpResponse<String> r = get(p, "/down");
+    HttpResponse<String> r = fx.get(p.port(), "/down");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("body of /down");
     assertThat(cacheStatus(r)).contains("detail=\"stale connect-error\"");
@@ -470,21 +416,21 @@ class EdgeCacheProxyTest {
 
   @Test
   void staleIsServedInsteadOfAskingAnOpenBreaker() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o);
-    get(p, "/b");
+    fx.get(p.port(), "/b");
     advanceSeconds(20);
     p.breakers().find(BreakerKey.of(Scope.ROUTE, "r")).forceOpen(ticker.read());
 
-    HttpResponse<String> r = get(p, "/b");
+    HttpResponse<String> r = fx.get(p.port(), "/b");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("body of /b");
     assertThat(cacheStatus(r)).matches(NAME + "; hit; ttl=-\\d+; detail=\"stale breaker-open\"");
     assertThat(o.count()).isEqualTo(1);
 
     // without a stored response the open breaker answers as before
-    HttpResponse<String> none = get(p, "/never-stored");
+    HttpResponse<String> none = fx.get(p.port(), "/never-stored");
     assertThat(none.statusCode()).isEqualTo(503);
     assertThat(cacheStatus(none)).isEqualTo(NAME + "; fwd=miss");
     assertThat(none.headers().firstValue("Proxy-Status").orElseThrow()).contains("breaker open");
@@ -492,18 +438,16 @@ class EdgeCacheProxyTest {
 
   @Test
   void staleIsServedWhenTheOriginPoolIsFull() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o.address(), Duration.ofSeconds(5), 1 << 20, Duration.ZERO, 1);
-    get(p, "/pl");
+    fx.get(p.port(), "/pl");
     advanceSeconds(20);
     o.delayMillis = 2_000;
-    CompletableFuture<HttpResponse<String>> busy =
-        http.sendAsync(
-            request(p, "GET", "/occupies-the-slot"), HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> busy = fx.sendAsync(p.port(), "/occupies-the-slot");
     await().atMost(Duration.ofSeconds(10)).until(() -> o.count() == 2);
 
-    HttpResponse<String> r = get(p, "/pl");
+    HttpResponse<String> r = fx.get(p.port(), "/pl");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("body of /pl");
     assertThat(cacheStatus(r)).matches(NAME + "; hit; ttl=-\\d+; detail=\"stale pool-limit\"");
@@ -512,14 +456,14 @@ class EdgeCacheProxyTest {
 
   @Test
   void duringAnIncidentAStaleCopyIsServedAtOnceAndRefreshedBehindIt() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o);
-    get(p, "/inc");
+    fx.get(p.port(), "/inc");
     advanceSeconds(20); // stale now, well inside stale-if-error (300 s)
 
     p.incident(true); // POST /admin/incident: tighten breakers, prefer stale
-    HttpResponse<String> r = get(p, "/inc");
+    HttpResponse<String> r = fx.get(p.port(), "/inc");
 
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("body of /inc");
@@ -531,15 +475,15 @@ class EdgeCacheProxyTest {
 
   @Test
   void cacheHitsAreServedWhileAdmissionShedsEverythingElse() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     ProxyServer p = proxy(o);
-    get(p, "/hot");
+    fx.get(p.port(), "/hot");
     p.admission()
         .overloadLevel(dev.parapet.core.overload.OverloadLevel.STOP_ACCEPTING, System.nanoTime());
 
-    HttpResponse<String> hit = get(p, "/hot");
-    HttpResponse<String> miss = get(p, "/cold");
+    HttpResponse<String> hit = fx.get(p.port(), "/hot");
+    HttpResponse<String> miss = fx.get(p.port(), "/cold");
 
     // Hits never take an admission slot (DESIGN: cache hits and stale serves bypass admission).
     assertThat(hit.statusCode()).isEqualTo(200);
@@ -552,26 +496,26 @@ class EdgeCacheProxyTest {
 
   @Test
   void mustRevalidateGets504NotStale() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10, must-revalidate");
     ProxyServer p = proxy(o);
-    get(p, "/mr");
+    fx.get(p.port(), "/mr");
     o.close();
     advanceSeconds(20);
-    HttpResponse<String> r = get(p, "/mr");
+    HttpResponse<String> r = fx.get(p.port(), "/mr");
     assertThat(r.statusCode()).isEqualTo(504);
     assertThat(r.body()).doesNotContain("body of /mr");
   }
 
   @Test
   void staleIfErrorWindowIsBoundedByTheResponseDirective() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10, stale-if-error=5");
     ProxyServer p = proxy(o);
-    get(p, "/sie");
+    fx.get(p.port(), "/sie");
     o.close();
     advanceSeconds(30); // 20 s stale, window 5 s
-    HttpResponse<String> r = get(p, "/sie");
+    HttpResponse<String> r = fx.get(p.port(), "/sie");
     assertThat(r.statusCode()).isEqualTo(502);
   }
 
@@ -580,15 +524,14 @@ class EdgeCacheProxyTest {
 
   @Test
   void concurrentMissesMakeOneOriginRequest() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     o.delayMillis = 1_000;
     ProxyServer p = proxy(o);
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
       // a client per request: one connection each, all in flight at once
-      HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-      all.add(c.sendAsync(request(p, "GET", "/hot"), HttpResponse.BodyHandlers.ofString()));
+      all.add(fx.sendAsyncOnNewConnection(request(p.port(), "/hot")));
     }
     int collapsed = 0;
     for (CompletableFuture<HttpResponse<String>> f : all) {
@@ -605,41 +548,36 @@ class EdgeCacheProxyTest {
 
   @Test
   void aFailedLeaderReleasesItsWaitersToAnError() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     o.delayMillis = 2_000;
     ProxyServer p = proxy(o.address(), Duration.ofMillis(500), 1 << 20, Duration.ZERO);
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-      all.add(c.sendAsync(request(p, "GET", "/fail"), HttpResponse.BodyHandlers.ofString()));
+      all.add(fx.sendAsyncOnNewConnection(request(p.port(), "/fail")));
     }
     for (CompletableFuture<HttpResponse<String>> f : all) {
       assertThat(f.get().statusCode()).isEqualTo(504);
     }
   }
 
-  /** Waits (bounded) until the origin has received {@code n} requests. */
-  private static void awaitOriginCount(CacheOrigin o, int n) throws InterruptedException {
-    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (o.count() < n && System.nanoTime() < until) {
-      Thread.sleep(10);
-    }
+  /** Waits (bounded) until the origin has received {@code n} requests, and not more. */
+  private static void awaitOriginCount(CacheOrigin o, int n) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> o.count() >= n);
     assertThat(o.count()).isEqualTo(n);
   }
 
   @Test
   void aWaiterWithAShorterDeadlineIsAnsweredAtItsOwnDeadlineNotTheLeaders() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     o.delayMillis = 2_000;
     ProxyServer p = proxy(o);
-    HttpClient other = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     CompletableFuture<HttpResponse<String>> leader =
-        other.sendAsync(request(p, "GET", "/slow"), HttpResponse.BodyHandlers.ofString());
+        fx.sendAsyncOnNewConnection(request(p.port(), "/slow"));
     awaitOriginCount(o, 1);
 
-    HttpResponse<String> waiter = get(p, "/slow", "Parapet-Deadline", "400");
+    HttpResponse<String> waiter = fx.get(p.port(), "/slow", "Parapet-Deadline", "400");
 
     assertThat(leader).isNotDone(); // the origin holds the leader for 2 s
     assertThat(waiter.statusCode()).isEqualTo(504);
@@ -647,23 +585,23 @@ class EdgeCacheProxyTest {
         .contains("http_response_timeout");
     assertThat(leader.get().statusCode()).isEqualTo(200);
     assertThat(o.count()).isEqualTo(1); // the waiter never went to the origin itself
-    assertThat(get(p, "/slow").statusCode()).isEqualTo(200); // the connection's next request
+    assertThat(fx.get(p.port(), "/slow").statusCode())
+        .isEqualTo(200); // the connection's next request
   }
 
   @Test
   void aWaiterWithAShorterDeadlineGetsTheStaleCopyAtItsDeadline() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10");
     ProxyServer p = proxy(o);
-    get(p, "/s");
+    fx.get(p.port(), "/s");
     advanceSeconds(20);
     o.delayMillis = 2_000;
-    HttpClient other = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     CompletableFuture<HttpResponse<String>> leader =
-        other.sendAsync(request(p, "GET", "/s"), HttpResponse.BodyHandlers.ofString());
+        fx.sendAsyncOnNewConnection(request(p.port(), "/s"));
     awaitOriginCount(o, 2);
 
-    HttpResponse<String> waiter = get(p, "/s", "Parapet-Deadline", "400");
+    HttpResponse<String> waiter = fx.get(p.port(), "/s", "Parapet-Deadline", "400");
 
     assertThat(leader).isNotDone();
     assertThat(waiter.statusCode()).isEqualTo(200);
@@ -674,7 +612,7 @@ class EdgeCacheProxyTest {
 
   @Test
   void whenTheLeadersClientLeavesItsWaitersFetchForThemselves() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     o.delayMillis = 1_000;
     ProxyServer p = proxy(o);
@@ -685,8 +623,7 @@ class EdgeCacheProxyTest {
               ("GET /left HTTP/1.1\r\nHost: 127.0.0.1:" + p.port() + "\r\n\r\n")
                   .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
       await().atMost(Duration.ofSeconds(10)).until(() -> o.count() == 1);
-      CompletableFuture<HttpResponse<String>> waiter =
-          http.sendAsync(request(p, "GET", "/left"), HttpResponse.BodyHandlers.ofString());
+      CompletableFuture<HttpResponse<String>> waiter = fx.sendAsync(p.port(), "/left");
       await()
           .atMost(Duration.ofSeconds(10))
           .until(() -> p.cache().collapser().collapsedTotal() == 1);
@@ -699,18 +636,18 @@ class EdgeCacheProxyTest {
     }
     assertThat(o.count()).isEqualTo(2);
     // the waiter's connection goes on normally: the response it fetched was stored
-    assertThat(cacheStatus(get(p, "/left"))).contains("hit");
+    assertThat(cacheStatus(fx.get(p.port(), "/left"))).contains("hit");
   }
 
   @Test
   void theByteBoundHoldsUnderAFloodOfLargeObjects() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=600");
     o.bodyBytes = 48 * 1024;
     long max = 1024 * 1024;
     ProxyServer p = proxy(o.address(), Duration.ofSeconds(5), max, Duration.ZERO);
     for (int i = 0; i < 60; i++) {
-      HttpResponse<String> r = get(p, "/big/" + i);
+      HttpResponse<String> r = fx.get(p.port(), "/big/" + i);
       assertThat(r.body()).hasSize(48 * 1024);
       p.cache().store().cleanUp();
       assertThat(p.cache().store().weightedSizeBytes()).isLessThanOrEqualTo(max);
@@ -726,14 +663,13 @@ class EdgeCacheProxyTest {
 
   @Test
   void waitersOfAResponseThatIsNotShareableFetchForThemselves() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "private, max-age=60");
     o.delayMillis = 500;
     ProxyServer p = proxy(o);
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-      all.add(c.sendAsync(request(p, "GET", "/mine"), HttpResponse.BodyHandlers.ofString()));
+      all.add(fx.sendAsyncOnNewConnection(request(p.port(), "/mine")));
     }
     for (CompletableFuture<HttpResponse<String>> f : all) {
       HttpResponse<String> r = f.get();
@@ -746,32 +682,32 @@ class EdgeCacheProxyTest {
 
   @Test
   void afterAnUnshareableResponseMissesForThatKeyAreNotCollapsed() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "no-store");
     ProxyServer p = proxy(o);
     CacheKey key = CacheKey.of("127.0.0.1:" + p.port(), "/busy");
     assertThat(p.cache().isPass(key)).isFalse();
 
-    assertThat(get(p, "/busy").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/busy").statusCode()).isEqualTo(200);
 
     // "Hit-for-miss": the next concurrent requests go straight to the origin instead of waiting
     // for each other's fetch only to be told to fetch for themselves.
     assertThat(p.cache().isPass(key)).isTrue();
     o.headers("Cache-Control", "max-age=60");
-    assertThat(get(p, "/busy").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/busy").statusCode()).isEqualTo(200);
     assertThat(p.cache().isPass(key)).isFalse(); // stored again: misses collapse again
-    assertThat(cacheStatus(get(p, "/busy"))).contains("hit");
+    assertThat(cacheStatus(fx.get(p.port(), "/busy"))).contains("hit");
   }
 
   @Test
   void aClosedBackgroundGateSkipsTheRefreshButStillServesStale() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=10, stale-while-revalidate=60");
     ProxyServer p = proxy(o);
-    get(p, "/gated");
+    fx.get(p.port(), "/gated");
     p.cache().backgroundGate(() -> false); // what admission does under load
     advanceSeconds(15);
-    HttpResponse<String> r = get(p, "/gated");
+    HttpResponse<String> r = fx.get(p.port(), "/gated");
     assertThat(cacheStatus(r)).contains("detail=stale-while-revalidate");
     assertThat(p.cache().total(EdgeCache.Status.REFRESH_SKIPPED)).isEqualTo(1);
     assertThat(p.cache().total(EdgeCache.Status.REFRESH)).isZero();
@@ -780,11 +716,11 @@ class EdgeCacheProxyTest {
 
   @Test
   void pipelinedRequestsAreAnsweredInOrderFromTheCache() throws Exception {
-    CacheOrigin o = origin();
+    CacheOrigin o = fx.cacheOrigin();
     o.headers("Cache-Control", "max-age=60");
     ProxyServer p = proxy(o);
-    get(p, "/p1");
-    get(p, "/p2");
+    fx.get(p.port(), "/p1");
+    fx.get(p.port(), "/p2");
     String host = "Host: 127.0.0.1:" + p.port() + "\r\n";
     String got =
         raw(
@@ -801,16 +737,5 @@ class EdgeCacheProxyTest {
         .isLessThan(got.indexOf("body of /p2"))
         .isLessThan(got.lastIndexOf("body of /p1"));
     assertThat(o.count()).isEqualTo(2);
-  }
-
-  /** Sends raw bytes, returns everything the proxy answers until it closes. */
-  private static String raw(int port, String request) throws IOException {
-    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
-      s.setSoTimeout(10_000);
-      s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
-      s.getOutputStream().flush();
-      return new String(
-          s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
-    }
   }
 }

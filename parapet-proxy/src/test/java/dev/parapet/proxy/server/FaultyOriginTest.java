@@ -1,5 +1,7 @@
 package dev.parapet.proxy.server;
 
+import static dev.parapet.proxy.testing.ProxyFixture.pool;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -10,77 +12,40 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
-import dev.parapet.core.outcome.OutcomeClassifier;
-import dev.parapet.core.time.RandomSource;
-import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.faultorigin.Behaviour;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
-import dev.parapet.proxy.faultorigin.FaultOriginSettings;
 import dev.parapet.proxy.faultorigin.FaultPlan;
-import dev.parapet.proxy.flow.ProxySettings;
-import dev.parapet.proxy.route.Route;
-import dev.parapet.proxy.upstream.OriginSettings;
+import dev.parapet.proxy.testing.ProxyFixture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The proxy against `parapet origin` misbehaving: resets, hangs, and shadow mode. */
 class FaultyOriginTest {
-  private final HttpClient http = HttpClient.newHttpClient();
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
   private FaultOrigin origin;
   private ProxyServer proxy;
 
-  @AfterEach
-  void stop() {
-    if (proxy != null) {
-      proxy.close();
-    }
-    if (origin != null) {
-      origin.close();
-    }
-  }
-
   private void start(Behaviour behaviour, BreakerPolicy policy) throws Exception {
-    origin = FaultOrigin.start(FaultOriginSettings.loopback(), FaultPlan.of(behaviour));
-    OriginSettings d =
-        OriginSettings.defaults("api", List.of(new InetSocketAddress("127.0.0.1", origin.port())));
-    OriginSettings o =
-        new OriginSettings(
-            "api",
-            d.hosts(),
-            Duration.ofMillis(500),
-            Duration.ofMillis(300),
-            d.maxConnections(),
-            d.maxPending(),
-            d.maxRequests(),
-            policy,
-            Scope.ROUTE,
-            OutcomeClassifier.standard(),
-            d.latency());
+    origin = fx.faultOrigin(FaultPlan.of(behaviour));
     proxy =
-        ProxyServer.builder(
-                ProxySettings.defaults("edge-faults", new InetSocketAddress("127.0.0.1", 0)))
-            .routes(List.of(new Route("api", null, "/", "api", Duration.ofSeconds(8))))
-            .origins(List.of(o))
-            .clock(Ticker.system(), RandomSource.seeded(1))
+        fx.proxy()
+            .name("edge-faults")
             .threads(1)
-            .build()
+            .routes(route("api", "/", "api"))
+            .origins(
+                pool("api", new InetSocketAddress("127.0.0.1", origin.port()))
+                    .timeout(Duration.ofMillis(300))
+                    .breaker(policy)
+                    .build())
             .start();
   }
 
   private HttpResponse<String> get() throws IOException, InterruptedException {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + proxy.port() + "/x"))
-            .timeout(Duration.ofSeconds(20))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return fx.get(proxy.port(), "/x");
   }
 
   private CircuitBreaker breaker() {

@@ -1,5 +1,9 @@
 package dev.parapet.proxy.server;
 
+import static dev.parapet.proxy.testing.ProxyFixture.pool;
+import static dev.parapet.proxy.testing.ProxyFixture.raw;
+import static dev.parapet.proxy.testing.ProxyFixture.request;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,146 +14,62 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
-import dev.parapet.core.outcome.OutcomeClassifier;
-import dev.parapet.core.time.RandomSource;
-import dev.parapet.core.time.Ticker;
-import dev.parapet.proxy.flow.ProxySettings;
-import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.ProxyFixture;
+import dev.parapet.proxy.testing.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The data plane over real sockets on loopback. Behaviour only: no upper bounds on timing. */
 class ProxyServerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
+
+  /** Decides after 10 calls, so a test opens it with a handful of requests. */
+  private static final BreakerPolicy SMALL_BREAKER =
+      BreakerPolicy.builder()
+          .minRequests(10)
+          .open(Duration.ofSeconds(30), Duration.ofMinutes(5), 0.0)
           .build();
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
-
-  private TestOrigin origin() throws IOException {
-    TestOrigin o = new TestOrigin();
-    closeables.add(o);
-    return o;
-  }
-
-  private static BreakerPolicy smallBreaker() {
-    return BreakerPolicy.builder()
-        .minRequests(10)
-        .open(Duration.ofSeconds(30), Duration.ofMinutes(5), 0.0)
-        .build();
-  }
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
   private static OriginSettings originSettings(
       String name, InetSocketAddress host, Duration timeout) {
-    OriginSettings d = OriginSettings.defaults(name, List.of(host));
-    return new OriginSettings(
-        name,
-        d.hosts(),
-        Duration.ofMillis(500),
-        timeout,
-        d.maxConnections(),
-        d.maxPending(),
-        d.maxRequests(),
-        smallBreaker(),
-        Scope.ROUTE,
-        OutcomeClassifier.standard(),
-        d.latency());
+    return pool(name, host).timeout(timeout).breaker(SMALL_BREAKER).build();
   }
 
-  private ProxyServer proxy(
-      ProxySettings settings, List<Route> routes, List<OriginSettings> origins)
-      throws InterruptedException {
-    ProxyServer p =
-        ProxyServer.builder(settings)
-            .routes(routes)
-            .origins(origins)
-            .clock(Ticker.system(), RandomSource.seeded(1))
-            .threads(2)
-            .build()
-            .start();
-    closeables.add(p);
-    return p;
+  /** A proxy whose one route sends every path to the pool {@code api} on {@code origin}. */
+  private ProxyFixture.ProxySpec proxyTo(InetSocketAddress origin, Duration timeout) {
+    return fx.proxy()
+        .routes(route("api", "/", "api"))
+        .origins(originSettings("api", origin, timeout));
   }
 
-  private ProxyServer proxy(List<Route> routes, List<OriginSettings> origins)
-      throws InterruptedException {
-    return proxy(
-        ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0)),
-        routes,
-        origins);
-  }
-
-  private static Route route(String id, String prefix, String origin) {
-    return new Route(id, null, prefix, origin, Duration.ofSeconds(8));
-  }
-
-  private HttpResponse<String> get(ProxyServer p, String path, String... headers)
-      throws IOException, InterruptedException {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
-            .timeout(Duration.ofSeconds(20));
-    if (headers.length > 0) {
-      b.headers(headers);
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  /** Sends raw bytes, returns everything the proxy answers until it closes or 10 s of silence. */
-  private static String raw(int port, String request) throws IOException {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(10_000);
-      OutputStream out = s.getOutputStream();
-      out.write(request.getBytes(StandardCharsets.ISO_8859_1));
-      out.flush();
-      ByteArrayOutputStream got = new ByteArrayOutputStream();
-      InputStream in = s.getInputStream();
-      byte[] buf = new byte[8192];
-      try {
-        int n;
-        while ((n = in.read(buf)) > 0) {
-          got.write(buf, 0, n);
-        }
-      } catch (java.net.SocketTimeoutException | java.net.SocketException done) {
-        // nothing more is coming
-      }
-      return got.toString(StandardCharsets.ISO_8859_1);
-    }
+  private ProxyFixture.ProxySpec proxyTo(InetSocketAddress origin) {
+    return proxyTo(origin, Duration.ofSeconds(3));
   }
 
   // ---------------------------------------------------------------------------------------------
 
   @Test
   void forwardsWithForwardingHeadersAndWithoutHopByHopOnes() throws Exception {
-    TestOrigin o = origin();
+    TestOrigin o = fx.testOrigin();
     ProxyServer p =
-        proxy(
-            List.of(route("api", "/api/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+        fx.proxy()
+            .routes(route("api", "/api/", "api"))
+            .origins(originSettings("api", o.address(), Duration.ofSeconds(3)))
+            .start();
     String r =
         raw(
             p.port(),
@@ -172,11 +92,8 @@ class ProxyServerTest {
 
   @Test
   void keepAliveServesManyRequestsOnOneConnection() throws Exception {
-    TestOrigin o = origin();
-    ProxyServer p =
-        proxy(
-            List.of(route("all", "/", "o")),
-            List.of(originSettings("o", o.address(), Duration.ofSeconds(3))));
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address()).start();
     String twoRequests =
         "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     String answer = raw(p.port(), twoRequests);
@@ -186,12 +103,13 @@ class ProxyServerTest {
 
   @Test
   void noRouteIs404WithProxyStatusNeverAnOpenProxy() throws Exception {
-    TestOrigin o = origin();
+    TestOrigin o = fx.testOrigin();
     ProxyServer p =
-        proxy(
-            List.of(route("api", "/api/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
-    HttpResponse<String> r = get(p, "/elsewhere");
+        fx.proxy()
+            .routes(route("api", "/api/", "api"))
+            .origins(originSettings("api", o.address(), Duration.ofSeconds(3)))
+            .start();
+    HttpResponse<String> r = fx.get(p.port(), "/elsewhere");
     assertThat(r.statusCode()).isEqualTo(404);
     assertThat(r.headers().firstValue("Proxy-Status"))
         .contains(
@@ -211,17 +129,18 @@ class ProxyServerTest {
 
   @Test
   void breakerOpensOn5xxAndFailsFastWithRetryAfterWhileAHealthyRouteFlows() throws Exception {
-    TestOrigin sick = origin();
-    TestOrigin healthy = origin();
+    TestOrigin sick = fx.testOrigin();
+    TestOrigin healthy = fx.testOrigin();
     sick.status.set(503);
     ProxyServer p =
-        proxy(
-            List.of(route("api", "/api/", "api"), route("static", "/static/", "static")),
-            List.of(
+        fx.proxy()
+            .routes(route("api", "/api/", "api"), route("static", "/static/", "static"))
+            .origins(
                 originSettings("api", sick.address(), Duration.ofSeconds(3)),
-                originSettings("static", healthy.address(), Duration.ofSeconds(3))));
+                originSettings("static", healthy.address(), Duration.ofSeconds(3)))
+            .start();
     for (int i = 0; i < 10; i++) {
-      assertThat(get(p, "/api/x").statusCode()).isEqualTo(503);
+      assertThat(fx.get(p.port(), "/api/x").statusCode()).isEqualTo(503);
     }
     CircuitBreaker b = p.breakers().find(BreakerKey.of(Scope.ROUTE, "api"));
     assertThat(b).isNotNull();
@@ -231,14 +150,14 @@ class ProxyServerTest {
     int originCalls = sick.calls.get();
     assertThat(originCalls).isEqualTo(10);
     for (int i = 0; i < 20; i++) {
-      HttpResponse<String> r = get(p, "/api/x");
+      HttpResponse<String> r = fx.get(p.port(), "/api/x");
       assertThat(r.statusCode()).isEqualTo(503);
       assertThat(r.headers().firstValue("Proxy-Status"))
           .contains("edge-test; error=destination_unavailable; details=\"breaker open\"");
       long retryAfter = Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow());
       assertThat(retryAfter).isBetween(1L, 30L);
       assertThat(JSON.readTree(r.body()).get("scope").asText()).isEqualTo("route:api");
-      assertThat(get(p, "/static/y").statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/static/y").statusCode()).isEqualTo(200);
     }
     assertThat(sick.calls.get()).isEqualTo(originCalls); // no calls while open
     assertThat(healthy.calls.get()).isEqualTo(20);
@@ -256,19 +175,14 @@ class ProxyServerTest {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = s.getLocalPort();
     }
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(
-                originSettings(
-                    "api", new InetSocketAddress("127.0.0.1", closedPort), Duration.ofSeconds(3))));
+    ProxyServer p = proxyTo(new InetSocketAddress("127.0.0.1", closedPort)).start();
     for (int i = 0; i < 3; i++) {
-      HttpResponse<String> r = get(p, "/x");
+      HttpResponse<String> r = fx.get(p.port(), "/x");
       assertThat(r.statusCode()).isEqualTo(502);
       assertThat(r.headers().firstValue("Proxy-Status"))
           .hasValueSatisfying(v -> assertThat(v).contains("error=connection_refused"));
     }
-    HttpResponse<String> r = get(p, "/x");
+    HttpResponse<String> r = fx.get(p.port(), "/x");
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.headers().firstValue("Proxy-Status"))
         .hasValueSatisfying(v -> assertThat(v).contains("breaker open"));
@@ -276,13 +190,10 @@ class ProxyServerTest {
 
   @Test
   void aSlowOriginGets504WhenTheAttemptTimesOut() throws Exception {
-    TestOrigin o = origin();
+    TestOrigin o = fx.testOrigin();
     o.delayMillis.set(3_000);
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofMillis(200))));
-    HttpResponse<String> r = get(p, "/slow");
+    ProxyServer p = proxyTo(o.address(), Duration.ofMillis(200)).start();
+    HttpResponse<String> r = fx.get(p.port(), "/slow");
     assertThat(r.statusCode()).isEqualTo(504);
     assertThat(r.headers().firstValue("Proxy-Status"))
         .hasValueSatisfying(v -> assertThat(v).contains("error=http_response_timeout"));
@@ -290,32 +201,27 @@ class ProxyServerTest {
 
   @Test
   void aDeadlineBelowMinUsefulNeverTouchesTheOrigin() throws Exception {
-    TestOrigin o = origin();
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
-    HttpResponse<String> r = get(p, "/x", "Parapet-Deadline", "60"); // 60 - 50 reserve < 20 ms
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address()).start();
+    HttpResponse<String> r =
+        fx.get(p.port(), "/x", "Parapet-Deadline", "60"); // 60 - 50 reserve < 20 ms
     assertThat(r.statusCode()).isEqualTo(504);
     assertThat(r.headers().firstValue("Proxy-Status"))
         .hasValueSatisfying(
             v -> assertThat(v).contains("error=http_response_timeout", "below min_useful"));
     assertThat(o.calls.get()).isZero();
     // a usable incoming deadline shrinks by the reserve on its way on
-    assertThat(get(p, "/x", "Parapet-Deadline", "1000").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/x", "Parapet-Deadline", "1000").statusCode()).isEqualTo(200);
     long forwarded = Long.parseLong(o.seenHeaders.get(0).get("Parapet-deadline").get(0));
     assertThat(forwarded).isBetween(0L, 950L);
     // a malformed one is ignored: the route timeout applies
-    assertThat(get(p, "/x", "Parapet-Deadline", "-5").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/x", "Parapet-Deadline", "-5").statusCode()).isEqualTo(200);
   }
 
   @Test
   void smugglingAndOversizedHeadsAreRefusedAndNothingIsForwarded() throws Exception {
-    TestOrigin o = origin();
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address()).start();
     String bigHeader = "X-Big: " + "a".repeat(40 * 1024) + "\r\n";
     StringBuilder manyFields = new StringBuilder();
     for (int i = 0; i < 120; i++) {
@@ -345,11 +251,8 @@ class ProxyServerTest {
 
   @Test
   void aBodyThatTurnsMalformedIsRefusedAndNeverForwardedAsComplete() throws Exception {
-    TestOrigin o = origin();
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address()).start();
     // The head and the first chunk are fine and may already be on their way; the next chunk size
     // is not a number. The origin must not be handed "hello" as a whole body.
     String answer =
@@ -364,14 +267,8 @@ class ProxyServerTest {
 
   @Test
   void bodiesOverTheLimitGet413() throws Exception {
-    TestOrigin o = origin();
-    ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
-    ProxySettings small = d.withMaxBodyBytes(1_000);
-    ProxyServer p =
-        proxy(
-            small,
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address()).settings(s -> s.withMaxBodyBytes(1_000)).start();
     String declared = raw(p.port(), "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n");
     assertThat(declared).startsWith("HTTP/1.1 413");
     String chunked =
@@ -385,33 +282,21 @@ class ProxyServerTest {
 
   @Test
   void requestBodiesStreamThrough() throws Exception {
-    TestOrigin o = origin();
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(5))));
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address(), Duration.ofSeconds(5)).start();
     byte[] body = new byte[1 << 20];
     new java.util.Random(1).nextBytes(body);
     HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + "/upload"))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        fx.send(request(p.port(), "/upload").POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(o.seenBodies.get(0)).isEqualTo(body);
   }
 
   @Test
   void slowClientsGet408() throws Exception {
-    TestOrigin o = origin();
-    ProxySettings d = ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
-    ProxySettings quick = d.withHeaderTimeout(Duration.ofMillis(300));
+    TestOrigin o = fx.testOrigin();
     ProxyServer p =
-        proxy(
-            quick,
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
+        proxyTo(o.address()).settings(s -> s.withHeaderTimeout(Duration.ofMillis(300))).start();
     String answer = raw(p.port(), "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ");
     assertThat(answer).startsWith("HTTP/1.1 408");
     assertThat(o.calls.get()).isZero();
@@ -421,9 +306,9 @@ class ProxyServerTest {
    * An origin that answers each request of a connection with {@code response}, byte for byte, and
    * closes the connection after it when {@code close}.
    */
-  private int scriptedOrigin(String response, boolean close) throws IOException {
-    ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-    closeables.add(server);
+  private InetSocketAddress scriptedOrigin(String response, boolean close) throws IOException {
+    ServerSocket server =
+        fx.closeLater(new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress()));
     Thread t =
         new Thread(() -> {
           while (!server.isClosed()) {
@@ -437,7 +322,7 @@ class ProxyServerTest {
         });
     t.setDaemon(true);
     t.start();
-    return server.getLocalPort();
+    return new InetSocketAddress("127.0.0.1", server.getLocalPort());
   }
 
   private static void answer(Socket s, String response, boolean close) {
@@ -462,24 +347,17 @@ class ProxyServerTest {
     }
   }
 
-  private ProxyServer proxyTo(int originPort) throws InterruptedException {
-    return proxy(
-        List.of(route("api", "/", "api")),
-        List.of(
-            originSettings(
-                "api", new InetSocketAddress("127.0.0.1", originPort), Duration.ofSeconds(3))));
-  }
-
   @Test
   void anEarlyHintBeforeTheResponseIsSkippedAndTheResponsePassesWithItsFieldsAsSent()
       throws Exception {
     ProxyServer p =
         proxyTo(
-            scriptedOrigin(
-                "HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
-                    + "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nX-Odd-CASE: v\r\n"
-                    + "Connection: keep-alive, X-Hop\r\nX-Hop: 1\r\nContent-Length: 2\r\n\r\nhi",
-                false));
+                scriptedOrigin(
+                    "HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
+                        + "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nX-Odd-CASE: v\r\n"
+                        + "Connection: keep-alive, X-Hop\r\nX-Hop: 1\r\nContent-Length: 2\r\n\r\nhi",
+                    false))
+            .start();
     for (int i = 0; i < 2; i++) { // the second on the same origin connection
       String r = raw(p.port(), "GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
       assertThat(r).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nhi");
@@ -496,16 +374,18 @@ class ProxyServerTest {
   void chunkedAndCloseDelimitedOriginBodiesReachTheClientWhole() throws Exception {
     ProxyServer chunked =
         proxyTo(
-            scriptedOrigin(
-                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
-                false));
-    HttpResponse<String> r = get(chunked, "/x");
+                scriptedOrigin(
+                    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+                    false))
+            .start();
+    HttpResponse<String> r = fx.get(chunked.port(), "/x");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("hello world");
     ProxyServer untilClose =
-        proxyTo(scriptedOrigin("HTTP/1.0 200 OK\r\nServer: old\r\n\r\nuntil the end", true));
-    r = get(untilClose, "/x");
+        proxyTo(scriptedOrigin("HTTP/1.0 200 OK\r\nServer: old\r\n\r\nuntil the end", true))
+            .start();
+    r = fx.get(untilClose.port(), "/x");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("until the end");
     assertThat(r.headers().firstValue("Server")).hasValue("old");
@@ -515,11 +395,12 @@ class ProxyServerTest {
   void anOriginResponseWithLengthAndChunkedFramingIs502() throws Exception {
     ProxyServer p =
         proxyTo(
-            scriptedOrigin(
-                "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
-                    + "0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled",
-                false));
-    HttpResponse<String> r = get(p, "/x");
+                scriptedOrigin(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled",
+                    false))
+            .start();
+    HttpResponse<String> r = fx.get(p.port(), "/x");
     assertThat(r.statusCode()).isEqualTo(502);
     assertThat(r.headers().firstValue("Proxy-Status"))
         .hasValueSatisfying(v -> assertThat(v).contains("error=http_protocol_error"));
@@ -528,55 +409,44 @@ class ProxyServerTest {
 
   @Test
   void garbageFromTheOriginIs502AndCountsAgainstIt() throws Exception {
-    try (ServerSocket garbage =
-        new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-      Thread t =
-          new Thread(() -> {
-            while (!garbage.isClosed()) {
-              try (Socket s = garbage.accept()) {
-                s.getInputStream().read(new byte[4096]);
-                s.getOutputStream()
-                    .write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                s.getOutputStream().flush();
-              } catch (IOException e) {
-                return;
-              }
+    ServerSocket garbage =
+        fx.closeLater(new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress()));
+    Thread t =
+        new Thread(() -> {
+          while (!garbage.isClosed()) {
+            try (Socket s = garbage.accept()) {
+              s.getInputStream().read(new byte[4096]);
+              s.getOutputStream()
+                  .write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+              s.getOutputStream().flush();
+            } catch (IOException e) {
+              return;
             }
-          });
-      t.setDaemon(true);
-      t.start();
-      ProxyServer p =
-          proxy(
-              List.of(route("api", "/", "api")),
-              List.of(
-                  originSettings(
-                      "api",
-                      new InetSocketAddress("127.0.0.1", garbage.getLocalPort()),
-                      Duration.ofSeconds(3))));
-      HttpResponse<String> r = get(p, "/x");
-      assertThat(r.statusCode()).isEqualTo(502);
-      assertThat(r.headers().firstValue("Proxy-Status"))
-          .hasValueSatisfying(v -> assertThat(v).contains("error=http_protocol_error"));
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .untilAsserted(() ->
-              assertThat(
-                      p.breakers()
-                          .find(BreakerKey.of(Scope.ROUTE, "api"))
-                          .snapshot(System.nanoTime())
-                          .failureRate())
-                  .isEqualTo(1.0));
-    }
+          }
+        });
+    t.setDaemon(true);
+    t.start();
+    ProxyServer p = proxyTo(new InetSocketAddress("127.0.0.1", garbage.getLocalPort())).start();
+    HttpResponse<String> r = fx.get(p.port(), "/x");
+    assertThat(r.statusCode()).isEqualTo(502);
+    assertThat(r.headers().firstValue("Proxy-Status"))
+        .hasValueSatisfying(v -> assertThat(v).contains("error=http_protocol_error"));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() ->
+            assertThat(
+                    p.breakers()
+                        .find(BreakerKey.of(Scope.ROUTE, "api"))
+                        .snapshot(System.nanoTime())
+                        .failureRate())
+                .isEqualTo(1.0));
   }
 
   @Test
   void aLoopIsDetectedThroughVia() throws Exception {
-    TestOrigin o = origin();
-    ProxyServer p =
-        proxy(
-            List.of(route("api", "/", "api")),
-            List.of(originSettings("api", o.address(), Duration.ofSeconds(3))));
-    HttpResponse<String> r = get(p, "/x", "Via", "1.1 shield-1, 1.1 edge-test");
+    TestOrigin o = fx.testOrigin();
+    ProxyServer p = proxyTo(o.address()).start();
+    HttpResponse<String> r = fx.get(p.port(), "/x", "Via", "1.1 shield-1, 1.1 edge-test");
     assertThat(r.statusCode()).isEqualTo(508);
     assertThat(o.calls.get()).isZero();
   }

@@ -1,10 +1,11 @@
 package dev.parapet.proxy.server;
 
+import static dev.parapet.proxy.testing.ProxyFixture.request;
+import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Mode;
@@ -12,23 +13,20 @@ import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.overload.OverloadResource;
 import dev.parapet.core.retry.RetryOn;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
-import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.LoopbackOrigin;
+import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -36,34 +34,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntFunction;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Retries, hedging, admission and failover over real sockets on loopback. Behaviour, not timing:
  * counts of origin calls and answers, never upper bounds on latency.
  */
 class ResilienceTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
-
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
   /** What the scripted origin does with call number n (0-based): status and delay. */
   record Reply(int status, long delayMillis, String retryAfter) {
@@ -77,37 +61,21 @@ class ResilienceTest {
   }
 
   /** An origin whose answer depends on the call number. */
-  static final class ScriptedOrigin implements AutoCloseable {
-    final HttpServer server;
-    final ExecutorService threads = Executors.newCachedThreadPool();
+  static final class ScriptedOrigin extends LoopbackOrigin {
     final AtomicInteger calls = new AtomicInteger();
-    volatile IntFunction<Reply> script;
+    final IntFunction<Reply> script;
 
     ScriptedOrigin(IntFunction<Reply> script) throws IOException {
       this.script = script;
-      server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 256);
-      server.setExecutor(threads);
-      server.createContext("/", this::handle);
-      server.start();
+      start();
     }
 
-    InetSocketAddress address() {
-      return new InetSocketAddress("127.0.0.1", server.getAddress().getPort());
-    }
-
-    private void handle(HttpExchange ex) throws IOException {
+    @Override
+    protected void handle(HttpExchange ex) throws IOException {
       int n = calls.getAndIncrement();
-      try (InputStream in = ex.getRequestBody()) {
-        in.readAllBytes();
-      }
+      readBody(ex);
       Reply r = script.apply(n);
-      if (r.delayMillis() > 0) {
-        try {
-          Thread.sleep(r.delayMillis());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      pause(r.delayMillis());
       byte[] body = ("call " + n).getBytes(StandardCharsets.UTF_8);
       if (!r.retryAfter().isEmpty()) {
         ex.getResponseHeaders().add("Retry-After", r.retryAfter());
@@ -121,18 +89,10 @@ class ResilienceTest {
         // the proxy cancelled this call (a hedge loser): fine
       }
     }
-
-    @Override
-    public void close() {
-      server.stop(0);
-      threads.shutdownNow();
-    }
   }
 
   private ScriptedOrigin origin(IntFunction<Reply> script) throws IOException {
-    ScriptedOrigin o = new ScriptedOrigin(script);
-    closeables.add(o);
-    return o;
+    return fx.closeLater(new ScriptedOrigin(script));
   }
 
   private static RetryConfig retries(int attempts, double ratio, int minConcurrency, String... on) {
@@ -148,55 +108,27 @@ class ResilienceTest {
     return OriginSettings.defaults(name, hosts).withTraffic(retry, hedge, null);
   }
 
-  private ProxyServer proxy(ProxySettings settings, List<Route> routes, List<OriginSettings> pools)
-      throws InterruptedException {
-    ProxyServer p =
-        ProxyServer.builder(settings)
-            .routes(routes)
-            .origins(pools)
-            .clock(Ticker.system(), RandomSource.seeded(7))
-            .threads(2)
-            .build()
-            .start();
-    closeables.add(p);
-    return p;
+  /** A proxy with {@link ProxyFixture}'s defaults but the jitter of seed 7. */
+  private ProxyFixture.ProxySpec proxy() {
+    return fx.proxy().seed(7);
   }
 
-  private ProxyServer proxy(List<Route> routes, List<OriginSettings> pools)
-      throws InterruptedException {
-    return proxy(settings(), routes, pools);
+  /** A proxy whose route {@code /} goes to the pool {@code api} on {@code o}. */
+  private ProxyFixture.ProxySpec proxyTo(ScriptedOrigin o, RetryConfig retry, HedgeConfig hedge) {
+    return proxy()
+        .routes(route("/", "api"))
+        .origins(pool("api", List.of(o.address()), retry, hedge));
   }
 
-  private static ProxySettings settings() {
-    return ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0));
-  }
-
+  /** One route, its id its prefix. */
   private static Route route(String prefix, String origin) {
-    return new Route(prefix, null, prefix, origin, Duration.ofSeconds(8));
+    return ProxyFixture.route(prefix, prefix, origin);
   }
 
-  private HttpResponse<String> send(ProxyServer p, String method, String path, String... headers)
+  /** A POST with a body (one byte). */
+  private HttpResponse<String> post(ProxyServer p, String path)
       throws IOException, InterruptedException {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
-            .timeout(Duration.ofSeconds(30))
-            .method(
-                method,
-                method.equals("POST")
-                    ? HttpRequest.BodyPublishers.ofString("x")
-                    : HttpRequest.BodyPublishers.noBody());
-    if (headers.length > 0) {
-      b.headers(headers);
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private CompletableFuture<HttpResponse<String>> sendAsync(ProxyServer p, String path) {
-    return http.sendAsync(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + path))
-            .timeout(Duration.ofSeconds(30))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return fx.send(request(p.port(), path).POST(HttpRequest.BodyPublishers.ofString("x")));
   }
 
   private static int closedPort() throws IOException {
@@ -219,12 +151,9 @@ class ResilienceTest {
   @Test
   void a503IsRetriedAndTheClientSeesTheSecondAnswer() throws Exception {
     ScriptedOrigin o = origin(n -> n == 0 ? Reply.status(503) : Reply.ok());
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(2, 0.2, 5, "503"), HedgeConfig.OFF)));
+    ProxyServer p = proxyTo(o, retries(2, 0.2, 5, "503"), HedgeConfig.OFF).start();
 
-    HttpResponse<String> r = send(p, "GET", "/x");
+    HttpResponse<String> r = fx.get(p.port(), "/x");
 
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).isEqualTo("call 1");
@@ -237,19 +166,20 @@ class ResilienceTest {
     ScriptedOrigin healthy = origin(n -> Reply.ok());
     InetSocketAddress dead = new InetSocketAddress("127.0.0.1", closedPort());
     ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(
+        proxy()
+            .routes(route("/", "api"))
+            .origins(
                 pool(
                     "api",
                     List.of(dead, healthy.address()),
                     retries(2, 0.2, 5, "503"),
-                    HedgeConfig.OFF)));
+                    HedgeConfig.OFF))
+            .start();
 
     // Round robin: each first attempt goes to the dead host, its retry to the other one. (A third
     // connect failure within 10 s would fast-trip the route's breaker: that is the breaker's job.)
     for (int i = 0; i < 2; i++) {
-      assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
     }
     assertThat(healthy.calls).hasValue(2);
     assertThat(counter(p, "parapet_retries_total", "sent")).isEqualTo(2.0);
@@ -258,13 +188,9 @@ class ResilienceTest {
   @Test
   void nonIdempotentRequestsAreNotRetried() throws Exception {
     ScriptedOrigin o = origin(n -> Reply.status(503));
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(
-                pool("api", List.of(o.address()), retries(3, 1.0, 50, "503"), HedgeConfig.OFF)));
+    ProxyServer p = proxyTo(o, retries(3, 1.0, 50, "503"), HedgeConfig.OFF).start();
 
-    assertThat(send(p, "POST", "/x").statusCode()).isEqualTo(503);
+    assertThat(post(p, "/x").statusCode()).isEqualTo(503);
     assertThat(o.calls).hasValue(1);
   }
 
@@ -273,17 +199,12 @@ class ResilienceTest {
     ScriptedOrigin o = origin(n -> n == 0 ? Reply.status(503) : Reply.ok());
     Route optIn = new Route("/", null, "/", "api", Duration.ofSeconds(8), null, 2, true);
     ProxyServer p =
-        proxy(
-            List.of(optIn),
-            List.of(
-                pool("api", List.of(o.address()), retries(2, 1.0, 50, "503"), HedgeConfig.OFF)));
+        proxy()
+            .routes(optIn)
+            .origins(pool("api", List.of(o.address()), retries(2, 1.0, 50, "503"), HedgeConfig.OFF))
+            .start();
 
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + "/x"))
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = fx.send(p.port(), "POST", "/x"); // no body
 
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(o.calls).hasValue(2);
@@ -292,13 +213,9 @@ class ResilienceTest {
   @Test
   void attemptsStopAtTheConfiguredNumber() throws Exception {
     ScriptedOrigin o = origin(n -> Reply.status(503));
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(
-                pool("api", List.of(o.address()), retries(3, 1.0, 50, "503"), HedgeConfig.OFF)));
+    ProxyServer p = proxyTo(o, retries(3, 1.0, 50, "503"), HedgeConfig.OFF).start();
 
-    HttpResponse<String> r = send(p, "GET", "/x");
+    HttpResponse<String> r = fx.get(p.port(), "/x");
 
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.body()).isEqualTo("call 2"); // the last attempt's answer is forwarded
@@ -308,13 +225,10 @@ class ResilienceTest {
   @Test
   void anOriginRetryAfterIsHonoured() throws Exception {
     ScriptedOrigin o = origin(n -> n == 0 ? new Reply(503, 0, "1") : Reply.ok());
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(2, 0.2, 5, "503"), HedgeConfig.OFF)));
+    ProxyServer p = proxyTo(o, retries(2, 0.2, 5, "503"), HedgeConfig.OFF).start();
 
     long start = System.nanoTime();
-    HttpResponse<String> r = send(p, "GET", "/x");
+    HttpResponse<String> r = fx.get(p.port(), "/x");
 
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(900_000_000L);
@@ -323,12 +237,9 @@ class ResilienceTest {
   @Test
   void aRetryThatCannotFitTheDeadlineIsNotMade() throws Exception {
     ScriptedOrigin o = origin(n -> n == 0 ? new Reply(503, 0, "30") : Reply.ok());
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(2, 0.2, 5, "503"), HedgeConfig.OFF)));
+    ProxyServer p = proxyTo(o, retries(2, 0.2, 5, "503"), HedgeConfig.OFF).start();
 
-    HttpResponse<String> r = send(p, "GET", "/x"); // Retry-After 30 s > the 8 s route timeout
+    HttpResponse<String> r = fx.get(p.port(), "/x"); // Retry-After 30 s > the 8 s route timeout
 
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(o.calls).hasValue(1);
@@ -361,13 +272,13 @@ class ResilienceTest {
             HedgeConfig.OFF,
             null,
             HostSelection.defaults());
-    ProxyServer p = proxy(List.of(route("/", "api")), List.of(api));
+    ProxyServer p = proxy().routes(route("/", "api")).origins(api).start();
     int offered = 400;
     Semaphore concurrency = new Semaphore(40);
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < offered; i++) {
       concurrency.acquire();
-      all.add(sendAsync(p, "/x").whenComplete((r, e) -> concurrency.release()));
+      all.add(fx.sendAsync(p.port(), "/x").whenComplete((r, e) -> concurrency.release()));
     }
     for (CompletableFuture<HttpResponse<String>> f : all) {
       assertThat(f.get().statusCode()).as(f.get().body()).isEqualTo(503);
@@ -391,14 +302,11 @@ class ResilienceTest {
     HedgeConfig hedge =
         new HedgeConfig(
             true, new HedgeConfig.Delay.Fixed(Duration.ofMillis(100)), Duration.ofMillis(20), 0.5);
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), hedge)));
+    ProxyServer p = proxyTo(o, retries(1, 0.2, 5), hedge).start();
 
     int requests = 20;
     for (int i = 0; i < requests; i++) {
-      assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
     }
 
     double sent = counter(p, "parapet_hedges_total", "sent");
@@ -415,25 +323,20 @@ class ResilienceTest {
     HedgeConfig hedge =
         new HedgeConfig(
             true, new HedgeConfig.Delay.Fixed(Duration.ofMillis(20)), Duration.ofMillis(20), 1.0);
-    ProxyServer p =
-        proxy(
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), hedge)));
+    ProxyServer p = proxyTo(o, retries(1, 0.2, 5), hedge).start();
 
-    assertThat(send(p, "POST", "/x").statusCode()).isEqualTo(200);
+    assertThat(post(p, "/x").statusCode()).isEqualTo(200);
     assertThat(o.calls).hasValue(1);
   }
 
   // --- admission ------------------------------------------------------------------------------
 
-  private static ProxySettings admission(int limit, int queue) {
-    return settings()
-        .withAdmission(
-            new AdmissionConfig(
-                new AdmissionConfig.Limit(AdmissionConfig.Algorithm.FIXED, limit, 1, limit),
-                new AdmissionConfig.Queue(queue, Duration.ofSeconds(5), Duration.ofSeconds(10)),
-                AdmissionConfig.Priority.DEFAULTS,
-                AdmissionConfig.RetryAfter.DEFAULTS));
+  private static AdmissionConfig admission(int limit, int queue) {
+    return new AdmissionConfig(
+        new AdmissionConfig.Limit(AdmissionConfig.Algorithm.FIXED, limit, 1, limit),
+        new AdmissionConfig.Queue(queue, Duration.ofSeconds(5), Duration.ofSeconds(10)),
+        AdmissionConfig.Priority.DEFAULTS,
+        AdmissionConfig.RetryAfter.DEFAULTS);
   }
 
   /**
@@ -444,25 +347,24 @@ class ResilienceTest {
   @Test
   void underOverloadLowPriorityIsShedBeforeHighPriority() throws Exception {
     ScriptedOrigin o = origin(n -> new Reply(200, n < 2 ? 1500 : 0, ""));
-    List<Route> routes =
-        List.of(
-            new Route("/low/", null, "/low/", "api", Duration.ofSeconds(20), null, 4),
-            new Route("/high/", null, "/high/", "api", Duration.ofSeconds(20), null, 1),
-            new Route("/", null, "/", "api", Duration.ofSeconds(20), null, 2));
     ProxyServer p =
-        proxy(
-            admission(2, 2),
-            routes,
-            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+        proxy()
+            .settings(s -> s.withAdmission(admission(2, 2)))
+            .routes(
+                new Route("/low/", null, "/low/", "api", Duration.ofSeconds(20), null, 4),
+                new Route("/high/", null, "/high/", "api", Duration.ofSeconds(20), null, 1),
+                new Route("/", null, "/", "api", Duration.ofSeconds(20), null, 2))
+            .origins(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF))
+            .start();
 
-    var busy1 = sendAsync(p, "/busy");
-    var busy2 = sendAsync(p, "/busy");
+    var busy1 = fx.sendAsync(p.port(), "/busy");
+    var busy2 = fx.sendAsync(p.port(), "/busy");
     await().atMost(Duration.ofSeconds(10)).until(() -> p.admission().inflight() == 2);
-    var low1 = sendAsync(p, "/low/a");
-    var low2 = sendAsync(p, "/low/b");
+    var low1 = fx.sendAsync(p.port(), "/low/a");
+    var low2 = fx.sendAsync(p.port(), "/low/b");
     await().atMost(Duration.ofSeconds(10)).until(() -> p.admission().queueDepth() == 2);
-    var high1 = sendAsync(p, "/high/a");
-    var high2 = sendAsync(p, "/high/b");
+    var high1 = fx.sendAsync(p.port(), "/high/a");
+    var high2 = fx.sendAsync(p.port(), "/high/b");
 
     for (var low : List.of(low1, low2)) {
       HttpResponse<String> r = low.get();
@@ -488,29 +390,27 @@ class ResilienceTest {
   void aTrustedPriorityHeaderLowersTheClass() throws Exception {
     ScriptedOrigin o = origin(n -> Reply.ok());
     ProxyServer p =
-        proxy(
-            admission(10, 10),
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+        proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF)
+            .settings(s -> s.withAdmission(admission(10, 10)))
+            .start();
     p.admission().overloadLevel(OverloadLevel.SHED_LOW_PRIORITY, System.nanoTime());
 
     // 127.0.0.1 is a trusted source by default: u=7 is background work, shed at this level.
-    assertThat(send(p, "GET", "/x", "Priority", "u=7").statusCode()).isEqualTo(503);
-    assertThat(send(p, "GET", "/x", "Priority", "u=1, i").statusCode()).isEqualTo(200);
-    assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/x", "Priority", "u=7").statusCode()).isEqualTo(503);
+    assertThat(fx.get(p.port(), "/x", "Priority", "u=1, i").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
   }
 
   @Test
   void whenStoppingAcceptingEveryRequestIsShedAndTheConnectionClosed() throws Exception {
     ScriptedOrigin o = origin(n -> Reply.ok());
     ProxyServer p =
-        proxy(
-            admission(10, 10),
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+        proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF)
+            .settings(s -> s.withAdmission(admission(10, 10)))
+            .start();
     p.admission().overloadLevel(OverloadLevel.STOP_ACCEPTING, System.nanoTime());
 
-    HttpResponse<String> r = send(p, "GET", "/x");
+    HttpResponse<String> r = fx.get(p.port(), "/x");
 
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.headers().firstValue("Connection")).hasValue("close");
@@ -521,43 +421,43 @@ class ResilienceTest {
   void aClientOverItsOwnLimitGets429WhileOthersAreServed() throws Exception {
     ScriptedOrigin o = origin(n -> new Reply(200, n == 0 ? 1500 : 0, ""));
     AdmissionConfig a = AdmissionConfig.DEFAULTS;
-    ProxySettings s =
-        settings()
-            .withAdmission(
-                new AdmissionConfig(
-                    a.limit(),
-                    a.queue(),
-                    a.priority(),
-                    a.retryAfter(),
-                    new AdmissionConfig.PerClient(1)));
+    AdmissionConfig perClient =
+        new AdmissionConfig(
+            a.limit(), a.queue(), a.priority(), a.retryAfter(), new AdmissionConfig.PerClient(1));
     ProxyServer p =
-        proxy(
-            s,
-            List.of(route("/", "api")),
-            List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)));
+        proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF)
+            .settings(s -> s.withAdmission(perClient))
+            .start();
 
-    var slow = sendAsync(p, "/slow");
+    var slow = fx.sendAsync(p.port(), "/slow");
     await().atMost(Duration.ofSeconds(10)).until(() -> o.calls.get() == 1);
-    HttpResponse<String> second = send(p, "GET", "/x");
+    HttpResponse<String> second = fx.get(p.port(), "/x");
 
     assertThat(second.statusCode()).isEqualTo(429);
     assertThat(second.headers().firstValue("Retry-After")).isPresent();
     assertThat(slow.get().statusCode()).isEqualTo(200);
-    assertThat(send(p, "GET", "/x").statusCode()).isEqualTo(200); // its slot came back
+    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200); // its slot came back
   }
 
   /**
    * Overload: the "heap" fills with requests held in flight by a slow origin (40 in flight stand
    * for a full heap). The overload monitor raises the level as it fills, admission stops accepting,
    * and the flood is answered 503 instead of piling up until the proxy dies.
+   *
+   * <p>The flood arrives two requests per sample of the monitor, so the monitor sees it grow
+   * whether this machine is fast or busy. At the nominal 10 ms sample period the 150 requests
+   * arrive in about 0.75 s, inside the origin's 1.5 s: without the monitor nearly all of them would
+   * be in flight at once.
    */
   @Test
   void aFloodOfSlowRequestsIsShedInsteadOfPilingUp() throws Exception {
     ScriptedOrigin o = origin(n -> new Reply(200, 1500, ""));
     AtomicReference<ProxyServer> server = new AtomicReference<>();
     AtomicInteger maxInflight = new AtomicInteger();
+    AtomicInteger samples = new AtomicInteger();
     DoubleSupplier heap =
         () -> {
+          samples.incrementAndGet();
           ProxyServer p = server.get();
           if (p == null) {
             return 0.0;
@@ -578,22 +478,20 @@ class ResilienceTest {
             Duration.ofMillis(10),
             Duration.ofMillis(10));
     ProxyServer p =
-        ProxyServer.builder(settings())
-            .routes(List.of(route("/", "api")))
-            .origins(
-                List.of(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF)))
-            .overload(monitor)
-            .clock(Ticker.system(), RandomSource.seeded(3))
-            .threads(2)
-            .build()
-            .start();
-    closeables.add(p);
+        proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF).seed(3).overload(monitor).start();
     server.set(p);
 
     List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 150; i++) {
-      all.add(sendAsync(p, "/flood/" + i));
-      Thread.sleep(5);
+      all.add(fx.sendAsync(p.port(), "/flood/" + i));
+      if (i % 2 == 1) {
+        int seen = samples.get();
+        await()
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(1))
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> samples.get() > seen);
+      }
     }
     int ok = 0;
     int shed = 0;
@@ -628,12 +526,12 @@ class ResilienceTest {
     OriginSettings backup =
         OriginSettings.defaults("api_secondary", List.of(secondary.address()))
             .withTraffic(retries(1, 0.2, 5), HedgeConfig.OFF, null);
-    ProxyServer p = proxy(List.of(route("/", "api")), List.of(api, backup));
+    ProxyServer p = proxy().routes(route("/", "api")).origins(api, backup).start();
     p.breakers()
         .get(BreakerKey.of(Scope.ROUTE, "/"), System.nanoTime())
         .forceOpen(System.nanoTime());
 
-    HttpResponse<String> r = send(p, "GET", "/x");
+    HttpResponse<String> r = fx.get(p.port(), "/x");
 
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(primary.calls).hasValue(0);

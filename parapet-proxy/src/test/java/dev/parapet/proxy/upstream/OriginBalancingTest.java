@@ -1,26 +1,21 @@
 package dev.parapet.proxy.upstream;
 
+import static dev.parapet.proxy.testing.ProxyFixture.pool;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parapet.core.breaker.BreakerKey;
-import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
-import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.outlier.OutlierConfig;
 import dev.parapet.core.time.ManualTicker;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
-import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import dev.parapet.proxy.testing.PathOrigin;
+import dev.parapet.proxy.testing.ProxyFixture;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +23,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Balancing, ejection, health checks and slow start through the whole proxy, over real sockets on
@@ -38,26 +33,10 @@ import org.junit.jupiter.api.Test;
  */
 class OriginBalancingTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      closeables.get(i).close();
-    }
-  }
+  @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
-  private PathOrigin origin(String name) throws Exception {
-    PathOrigin o = new PathOrigin(name);
-    closeables.add(o);
-    return o;
-  }
-
+  /** The pool {@code api} on {@code hosts}, with the default breaker (scoped to the route). */
   private static OriginSettings settings(
       List<PathOrigin> hosts, HostSelection selection, Duration timeout) {
     return settings(hosts, selection, timeout, Scope.ROUTE);
@@ -65,62 +44,34 @@ class OriginBalancingTest {
 
   private static OriginSettings settings(
       List<PathOrigin> hosts, HostSelection selection, Duration timeout, Scope scope) {
-    List<InetSocketAddress> addresses = hosts.stream().map(PathOrigin::address).toList();
-    OriginSettings d = OriginSettings.defaults("api", addresses);
-    return new OriginSettings(
-            "api",
-            addresses,
-            Duration.ofMillis(500),
-            timeout,
-            d.maxConnections(),
-            d.maxPending(),
-            d.maxRequests(),
-            BreakerPolicy.defaults(),
-            scope,
-            OutcomeClassifier.standard(),
-            d.latency())
+    return pool("api", hosts.stream().map(PathOrigin::address).toList())
+        .timeout(timeout)
+        .scope(scope)
+        .build()
         .withSelection(selection);
   }
 
+  /** A proxy whose one route, {@code api}, sends every path to {@code origin} within 20 s. */
   private ProxyServer proxy(OriginSettings origin, Ticker ticker) throws Exception {
-    ProxyServer p =
-        ProxyServer.builder(
-                ProxySettings.defaults("edge-lb", new InetSocketAddress("127.0.0.1", 0)))
-            .routes(List.of(new Route("api", null, "/", "api", Duration.ofSeconds(20))))
-            .origins(List.of(origin))
-            .clock(ticker, RandomSource.seeded(7))
-            .threads(2)
-            .build()
-            .start();
-    closeables.add(p);
-    return p;
-  }
-
-  private AdminServer admin(ProxyServer p, Ticker ticker) throws Exception {
-    AdminServer a =
-        new AdminServer(new InetSocketAddress("127.0.0.1", 0), "tok", p, ticker).start();
-    closeables.add(a);
-    return a;
-  }
-
-  private HttpResponse<String> get(int port, String path) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(30))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return fx.proxy()
+        .name("edge-lb")
+        .seed(7)
+        .ticker(ticker)
+        .routes(new Route("api", null, "/", "api", Duration.ofSeconds(20)))
+        .origins(origin)
+        .start();
   }
 
   private JsonNode host(AdminServer a, int index) throws Exception {
-    JsonNode origins = JSON.readTree(get(a.port(), "/admin/origins").body());
+    JsonNode origins = JSON.readTree(fx.get(a.port(), "/admin/origins").body());
     return origins.get(0).get("hosts").get(index);
   }
 
   @Test
   void failingHostGetsOnlyHealthChecksThenReturnsThroughSlowStart() throws Exception {
     ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - Duration.ofMinutes(1).toNanos());
-    PathOrigin good = origin("good");
-    PathOrigin bad = origin("bad");
+    PathOrigin good = fx.pathOrigin("good");
+    PathOrigin bad = fx.pathOrigin("bad");
     bad.status.set(500);
     bad.healthStatus.set(500);
     HostSelection selection =
@@ -133,12 +84,12 @@ class OriginBalancingTest {
                 PathOrigin.HEALTH, Duration.ofMillis(50), Duration.ofSeconds(2), 2, 2),
             Duration.ofSeconds(60));
     ProxyServer p = proxy(settings(List.of(good, bad), selection, Duration.ofSeconds(5)), ticker);
-    AdminServer admin = admin(p, ticker);
+    AdminServer admin = fx.admin(p, ticker);
 
     // Until it is out, the bad host gets its share; 3 failures in a row eject it (or the
     // health checks take it out first).
     for (int i = 0; i < 20; i++) {
-      get(p.port(), "/item/" + i);
+      fx.get(p.port(), "/item/" + i);
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> p.origins().get("api").ejectedHosts() == 1);
     int badBefore = bad.requests.get();
@@ -146,7 +97,7 @@ class OriginBalancingTest {
     assertThat(badBefore).isLessThanOrEqualTo(3);
     int checksBefore = bad.healthChecks.get();
     for (int i = 0; i < 40; i++) {
-      assertThat(get(p.port(), "/item/" + i).statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/item/" + i).statusCode()).isEqualTo(200);
     }
     assertThat(bad.requests.get()).isEqualTo(badBefore);
     assertThat(good.requests.get()).isEqualTo(goodBefore + 40);
@@ -155,9 +106,9 @@ class OriginBalancingTest {
     JsonNode out = host(admin, 1);
     assertThat(out.get("healthy").asBoolean()).isFalse();
     assertThat(out.get("weight").asDouble()).isZero();
-    JsonNode pool = JSON.readTree(get(admin.port(), "/admin/origins").body()).get(0);
+    JsonNode pool = JSON.readTree(fx.get(admin.port(), "/admin/origins").body()).get(0);
     assertThat(pool.get("ejected_hosts").asInt()).isEqualTo(1);
-    assertThat(get(admin.port(), "/metrics").body())
+    assertThat(fx.get(admin.port(), "/metrics").body())
         .contains("parapet_ejected_hosts{origin=\"api\"} 1.0");
 
     // The host heals: health checks bring it back, the outlier ejection (if any) runs out.
@@ -173,7 +124,7 @@ class OriginBalancingTest {
     // Slow start: right after the return it weighs 10 % of the good host...
     int badAtReturn = bad.requests.get();
     for (int i = 0; i < 110; i++) {
-      assertThat(get(p.port(), "/item/" + i).statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/item/" + i).statusCode()).isEqualTo(200);
     }
     int rampShare = bad.requests.get() - badAtReturn;
     assertThat(rampShare).isBetween(1, 20);
@@ -182,7 +133,7 @@ class OriginBalancingTest {
     ticker.advance(Duration.ofSeconds(61));
     int badFull = bad.requests.get();
     for (int i = 0; i < 100; i++) {
-      get(p.port(), "/item/" + i);
+      fx.get(p.port(), "/item/" + i);
     }
     assertThat(bad.requests.get() - badFull).isBetween(45, 55);
     assertThat(host(admin, 1).get("slow_start").asBoolean()).isFalse();
@@ -190,11 +141,11 @@ class OriginBalancingTest {
 
   @Test
   void ringHashKeepsAKeyOnOneHost() throws Exception {
-    List<PathOrigin> hosts = List.of(origin("a"), origin("b"), origin("c"));
+    List<PathOrigin> hosts = List.of(fx.pathOrigin("a"), fx.pathOrigin("b"), fx.pathOrigin("c"));
     HostSelection selection = HostSelection.defaults().withBalancer("ring_hash");
     ProxyServer p = proxy(settings(hosts, selection, Duration.ofSeconds(5)), Ticker.system());
     for (int i = 0; i < 10; i++) {
-      assertThat(get(p.port(), "/objects/sticky?n=" + i).statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/objects/sticky?n=" + i).statusCode()).isEqualTo(200);
     }
     long holding = hosts.stream().filter(h -> h.paths.contains("/objects/sticky")).count();
     assertThat(holding).isEqualTo(1);
@@ -203,14 +154,14 @@ class OriginBalancingTest {
     // Different keys spread over the ring (30 keys on one host of 3: odds 3^-29).
     Set<String> used = new HashSet<>();
     for (int i = 0; i < 30; i++) {
-      used.add(get(p.port(), "/objects/k" + i).headers().firstValue("X-Host").orElseThrow());
+      used.add(fx.get(p.port(), "/objects/k" + i).headers().firstValue("X-Host").orElseThrow());
     }
     assertThat(used).hasSizeGreaterThan(1);
   }
 
   @Test
   void ringHashShardsScopeTheirOwnBreakers() throws Exception {
-    List<PathOrigin> hosts = List.of(origin("a"), origin("b"), origin("c"));
+    List<PathOrigin> hosts = List.of(fx.pathOrigin("a"), fx.pathOrigin("b"), fx.pathOrigin("c"));
     HostSelection selection = HostSelection.defaults().withBalancer("ring_hash");
     ProxyServer p =
         proxy(settings(hosts, selection, Duration.ofSeconds(5), Scope.SHARD), Ticker.system());
@@ -220,7 +171,7 @@ class OriginBalancingTest {
     }
     int shard = pool.shardOf(pool.hashKey("/objects/7", null));
     for (int i = 0; i < 5; i++) {
-      assertThat(get(p.port(), "/objects/7").statusCode()).isEqualTo(200);
+      assertThat(fx.get(p.port(), "/objects/7").statusCode()).isEqualTo(200);
     }
     long now = System.nanoTime();
     for (int s = 0; s < 3; s++) {
@@ -231,8 +182,8 @@ class OriginBalancingTest {
 
   @Test
   void leastRequestPrefersTheIdleHost() throws Exception {
-    PathOrigin busy = origin("busy");
-    PathOrigin idle = origin("idle");
+    PathOrigin busy = fx.pathOrigin("busy");
+    PathOrigin idle = fx.pathOrigin("idle");
     busy.hold = true;
     HostSelection selection = HostSelection.defaults().withBalancer("least_request");
     ProxyServer p =
@@ -240,12 +191,7 @@ class OriginBalancingTest {
     List<CompletableFuture<HttpResponse<String>>> pending = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       int sent = i + 1;
-      pending.add(
-          http.sendAsync(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + p.port() + "/r/" + i))
-                  .timeout(Duration.ofSeconds(30))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString()));
+      pending.add(fx.sendAsync(p.port(), "/r/" + i));
       // One at a time: each request is either held by the busy host or answered by the idle one.
       await()
           .atMost(Duration.ofSeconds(30))

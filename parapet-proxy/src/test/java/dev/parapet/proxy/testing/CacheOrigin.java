@@ -1,30 +1,28 @@
-package dev.parapet.proxy.server;
+package dev.parapet.proxy.testing;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
- * An origin for cache tests (the JDK's HTTP server on its own threads): every response carries the
- * configured header fields; a request whose {@code If-None-Match} equals the configured {@code
- * ETag}, or whose {@code If-Modified-Since} equals the configured {@code Last-Modified}, gets 304.
- * Records every request's method, path and header fields.
+ * An origin for cache tests: every response carries the configured header fields; a request whose
+ * {@code If-None-Match} equals the configured {@code ETag}, or whose {@code If-Modified-Since}
+ * equals the configured {@code Last-Modified}, gets 304. The body is {@code body of <target>}, or
+ * {@link #bodyBytes} bytes when that is set. Records every request's method, path and header
+ * fields.
  */
-final class CacheOrigin implements AutoCloseable {
+public final class CacheOrigin extends LoopbackOrigin {
   /** What the origin saw. */
-  record Seen(String method, String path, Map<String, List<String>> headers) {
-    String header(String name) {
+  public record Seen(String method, String path, Map<String, List<String>> headers) {
+    public @Nullable String header(String name) {
       for (Map.Entry<String, List<String>> e : headers.entrySet()) {
         if (e.getKey().equalsIgnoreCase(name)) {
           return String.join(",", e.getValue());
@@ -34,28 +32,19 @@ final class CacheOrigin implements AutoCloseable {
     }
   }
 
-  private final HttpServer server;
-  private final ExecutorService threads = Executors.newCachedThreadPool();
-  final AtomicInteger calls = new AtomicInteger();
-  final List<Seen> seen = new CopyOnWriteArrayList<>();
-  volatile int status = 200;
-  volatile long delayMillis;
-  volatile int bodyBytes = -1;
-  volatile List<String[]> headers = List.of();
+  public final AtomicInteger calls = new AtomicInteger();
+  public final List<Seen> seen = new CopyOnWriteArrayList<>();
+  public volatile int status = 200;
+  public volatile long delayMillis;
+  public volatile int bodyBytes = -1;
+  private volatile List<String[]> headers = List.of();
 
-  CacheOrigin() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 128);
-    server.setExecutor(threads);
-    server.createContext("/", this::handle);
-    server.start();
-  }
-
-  InetSocketAddress address() {
-    return new InetSocketAddress("127.0.0.1", server.getAddress().getPort());
+  public CacheOrigin() throws IOException {
+    start();
   }
 
   /** Sets the response header fields, as name, value, name, value … */
-  void headers(String... nameValues) {
+  public void headers(String... nameValues) {
     List<String[]> list = new ArrayList<>();
     for (int i = 0; i < nameValues.length; i += 2) {
       list.add(new String[] {nameValues[i], nameValues[i + 1]});
@@ -63,32 +52,24 @@ final class CacheOrigin implements AutoCloseable {
     headers = List.copyOf(list);
   }
 
-  int count() {
+  public int count() {
     return calls.get();
   }
 
-  Seen last() {
+  public Seen last() {
     return seen.get(seen.size() - 1);
   }
 
-  private void handle(HttpExchange ex) throws IOException {
+  @Override
+  protected void handle(HttpExchange ex) throws IOException {
     calls.incrementAndGet();
     seen.add(
         new Seen(
             ex.getRequestMethod(),
             ex.getRequestURI().toString(),
             Map.copyOf(ex.getRequestHeaders())));
-    try (InputStream in = ex.getRequestBody()) {
-      in.readAllBytes();
-    }
-    long delay = delayMillis;
-    if (delay > 0) {
-      try {
-        Thread.sleep(delay); // an origin thread, never the proxy's event loop
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    readBody(ex);
+    pause(delayMillis);
     String etag = null;
     String lastModified = null;
     for (String[] h : headers) {
@@ -110,7 +91,7 @@ final class CacheOrigin implements AutoCloseable {
     int size = bodyBytes;
     if (size >= 0) {
       body = new byte[size];
-      java.util.Arrays.fill(body, (byte) 'x');
+      Arrays.fill(body, (byte) 'x');
     } else {
       body = ("body of " + ex.getRequestURI()).getBytes(StandardCharsets.UTF_8);
     }
@@ -122,11 +103,5 @@ final class CacheOrigin implements AutoCloseable {
       }
     }
     ex.close();
-  }
-
-  @Override
-  public void close() {
-    server.stop(0);
-    threads.shutdownNow();
   }
 }
