@@ -442,7 +442,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
       return;
     }
     px.metrics.requestForwarded(route().id(), outcome, now - startNanos);
-    log(status, error == null ? null : error.name(), now);
+    CachingDownstream c = cache;
+    int answered = c == null ? 0 : c.answeredStatus();
+    // The client's status: the cache's own answer when it replaced the origin's (a merged 304, a
+    // stale copy for a 5xx), else the origin's.
+    log(answered != 0 ? answered : status, error == null ? null : error.name(), now);
   }
 
   /** The exchange started attempt number {@code n}. */
