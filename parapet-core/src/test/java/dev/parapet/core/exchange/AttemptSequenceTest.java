@@ -92,6 +92,13 @@ class AttemptSequenceTest {
         b, p, DEADLINES, Deadline.expiresAt(8 * S, now), admission, true, true);
   }
 
+  /** Another request takes a slot of {@code ac} (its only one, in these tests). */
+  private AdmissionTicket occupy(AdmissionController ac) {
+    AdmissionTicket other = new AdmissionTicket(NO_LISTENER);
+    ac.offer(other, 2, RequestKind.ORDINARY, now);
+    return other;
+  }
+
   private static AdmissionController admission(int limit, int queue) {
     return new AdmissionController(FixedLimit.of(limit), queue, 20 * MS, 100 * MS);
   }
@@ -176,8 +183,7 @@ class AttemptSequenceTest {
     assertThat(b.state()).isEqualTo(State.OPEN);
     now += 2 * S; // the open time is over: the next call is a probe
     AdmissionController ac = admission(1, 0);
-    AdmissionTicket other = new AdmissionTicket(NO_LISTENER);
-    ac.offer(other, 2, RequestKind.ORDINARY, now); // takes the only slot
+    AdmissionTicket other = occupy(ac); // takes the only slot
     ScriptedExchange x = exchange(b, policy(2, null), ac);
 
     x.begin(now);
@@ -379,8 +385,7 @@ class AttemptSequenceTest {
   void aQueuedRequestWhoseClientLeavesLeavesTheQueue() {
     CircuitBreaker b = breaker(now);
     AdmissionController ac = admission(1, 10);
-    AdmissionTicket other = new AdmissionTicket(NO_LISTENER);
-    ac.offer(other, 2, RequestKind.ORDINARY, now);
+    AdmissionTicket other = occupy(ac);
     ScriptedExchange x = exchange(b, policy(2, null), ac);
     x.begin(now);
     assertThat(x.phase()).isEqualTo(ExchangePhase.ADMISSION);
@@ -399,8 +404,7 @@ class AttemptSequenceTest {
   void aQueuedRequestGoesOnOnItsOwnThreadWhenAdmitted() {
     CircuitBreaker b = breaker(now);
     AdmissionController ac = admission(1, 10);
-    AdmissionTicket other = new AdmissionTicket(NO_LISTENER);
-    ac.offer(other, 2, RequestKind.ORDINARY, now);
+    AdmissionTicket other = occupy(ac);
     ScriptedExchange x = exchange(b, policy(2, null), ac);
     x.begin(now);
 
@@ -416,8 +420,7 @@ class AttemptSequenceTest {
   void aDeadlineSpentInTheQueueFailsTheRequestAndFreesItsSlot() {
     CircuitBreaker b = breaker(now);
     AdmissionController ac = admission(1, 10);
-    AdmissionTicket other = new AdmissionTicket(NO_LISTENER);
-    ac.offer(other, 2, RequestKind.ORDINARY, now);
+    AdmissionTicket other = occupy(ac);
     ScriptedExchange x = exchange(b, policy(2, null), ac);
     x.begin(now);
     now += 7_990 * MS; // 8 s budget, 50 ms reserve: nothing useful is left

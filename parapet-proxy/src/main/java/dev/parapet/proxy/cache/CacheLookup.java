@@ -24,24 +24,13 @@ final class CacheLookup {
     CacheKey k = c.requireKey();
     long now = c.startNanos;
     HttpHeaders headers = c.request.headers();
-    boolean head = c.request.method().name().equals("HEAD");
     Lookup l = edge.store().lookup(k, headers, now);
     switch (l.kind()) {
-      case FRESH -> {
-        CachedResponse e = l.requireEntry();
-        c.answerWith(
-            StoredAnswers.fromEntry(
-                cs, e, headers, head, now, cs.status().hit().ttl(l.ttlSeconds()), true),
-            EdgeCache.Status.HIT,
-            null);
-      }
-      case STALE -> stale(k, l, headers, head, now, noCollapse);
+      case FRESH -> serve(l, null, EdgeCache.Status.HIT, null);
+      case STALE -> stale(k, l, headers, now, noCollapse);
       case MISS -> {
         if (CacheControl.of(headers).onlyIfCached()) {
-          c.answerWith(
-              StoredAnswers.onlyIfCached(cs, c.alloc(), cs.status().fwd(c.fwd())),
-              EdgeCache.Status.MISS,
-              null);
+          onlyIfCached();
         } else {
           c.forward(k, noCollapse);
         }
@@ -49,50 +38,20 @@ final class CacheLookup {
     }
   }
 
-  private void stale(
-      CacheKey k, Lookup l, HttpHeaders headers, boolean head, long now, boolean noCollapse) {
+  private void stale(CacheKey k, Lookup l, HttpHeaders headers, long now, boolean noCollapse) {
     CachedResponse e = l.requireEntry();
     StaleDecision d = edge.policy().beforeOrigin(l, headers);
     switch (d) {
-      case SERVE_STALE ->
-          c.answerWith(
-              StoredAnswers.fromEntry(
-                  cs, e, headers, head, now, cs.status().hit().ttl(l.ttlSeconds()), true),
-              EdgeCache.Status.STALE,
-              null);
+      case SERVE_STALE -> serve(l, null, EdgeCache.Status.STALE, null);
       case REVALIDATE_IN_BACKGROUND ->
-          c.answerWith(
-              StoredAnswers.fromEntry(
-                  cs,
-                  e,
-                  headers,
-                  head,
-                  now,
-                  cs.status().hit().ttl(l.ttlSeconds()).detail("stale-while-revalidate"),
-                  true),
-              EdgeCache.Status.STALE,
-              refresh(k, e, headers));
-      case GATEWAY_TIMEOUT ->
-          c.answerWith(
-              StoredAnswers.onlyIfCached(cs, c.alloc(), cs.status().fwd(c.fwd())),
-              EdgeCache.Status.MISS,
-              null);
+          serve(l, "stale-while-revalidate", EdgeCache.Status.STALE, refresh(k, e, headers));
+      case GATEWAY_TIMEOUT -> onlyIfCached();
       case REVALIDATE, PASS_ERROR -> {
         if (d == StaleDecision.REVALIDATE
             && cs.preferStale().getAsBoolean()
             && edge.policy().onError(e, StaleTrigger.INCIDENT, now) == StaleDecision.SERVE_STALE) {
           // The incident runbook prefers stale: answer now, refresh behind it.
-          c.answerWith(
-              StoredAnswers.fromEntry(
-                  cs,
-                  e,
-                  headers,
-                  head,
-                  now,
-                  cs.status().hit().ttl(l.ttlSeconds()).detail("stale incident"),
-                  true),
-              EdgeCache.Status.STALE,
-              refresh(k, e, headers));
+          serve(l, "stale incident", EdgeCache.Status.STALE, refresh(k, e, headers));
           return;
         }
         // RFC 9211 §2.2: "request" when a fresh response was there but the request's directives
@@ -102,6 +61,28 @@ final class CacheLookup {
         c.forward(k, noCollapse);
       }
     }
+  }
+
+  /** Answers from the stored entry of {@code l} ({@code hit}, with {@code detail} when given). */
+  private void serve(
+      Lookup l, @Nullable String detail, EdgeCache.Status counted, @Nullable Refresh behind) {
+    CacheStatus s = cs.status().hit().ttl(l.ttlSeconds());
+    if (detail != null) {
+      s.detail(detail);
+    }
+    c.answerWith(
+        StoredAnswers.fromEntry(
+            cs, l.requireEntry(), c.request.headers(), c.head, c.startNanos, s, true),
+        counted,
+        behind);
+  }
+
+  /** 504: the request allows only a cached answer and there is none it may use. */
+  private void onlyIfCached() {
+    c.answerWith(
+        StoredAnswers.onlyIfCached(cs, c.alloc(), cs.status().fwd(c.fwd())),
+        EdgeCache.Status.MISS,
+        null);
   }
 
   /**

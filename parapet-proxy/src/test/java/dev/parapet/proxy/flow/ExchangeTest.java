@@ -3,26 +3,19 @@ package dev.parapet.proxy.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.parapet.core.admission.AdmissionController;
-import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.BreakerPolicy;
-import dev.parapet.core.breaker.BreakerRegistry;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.retry.RetryOn;
-import dev.parapet.core.time.RandomSource;
-import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
 import dev.parapet.proxy.faultorigin.Behaviour;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
 import dev.parapet.proxy.faultorigin.FaultOriginSettings;
 import dev.parapet.proxy.faultorigin.FaultPlan;
-import dev.parapet.proxy.http.ProxyError;
-import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
-import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.testing.TestContexts;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
 import io.netty.channel.EventLoop;
@@ -34,9 +27,7 @@ import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -103,33 +94,16 @@ class ExchangeTest {
                 HedgeConfig.OFF,
                 null);
     pool = new OriginPool(s, NioSocketChannel.class);
-    BreakerPolicy breakerPolicy = s.breaker();
-    return ProxyContext.builder(
-            ProxySettings.defaults("edge-test", new InetSocketAddress("127.0.0.1", 0)),
-            new ProxyMetrics(
-                List.of(), List.of(), Arrays.stream(ProxyError.values()).map(Enum::name).toList()))
-        .routes(new RouteTable(List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8)))))
-        .origins(Map.of("o", pool))
-        .breakers(
-            new BreakerRegistry(
-                4,
-                Duration.ofDays(1),
-                key ->
-                    new CircuitBreaker(
-                        key,
-                        breakerPolicy,
-                        RandomSource.seeded(1),
-                        BreakerListener.NONE,
-                        System.nanoTime())))
-        .clock(Ticker.system(), RandomSource.seeded(1))
-        .admission(AdmissionController.withDefaults(), new ClientLimits(0))
+    return TestContexts.builder(
+            List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))),
+            Map.of("o", pool),
+            s.breaker())
         .build();
   }
 
-  /** Runs a GET for {@code path} on the loop, as a client connection would hand it on. */
-  private RecordingDownstream get(String path) throws Exception {
-    RecordingDownstream down = new RecordingDownstream(loop);
-    loop.submit(() ->
+  /** Starts a GET for {@code path} on the loop, as a client connection would hand it on. */
+  private RequestFlow start(String path, RecordingDownstream down) throws Exception {
+    return loop.submit(() ->
             RequestFlow.start(
                 px,
                 down,
@@ -140,6 +114,12 @@ class ExchangeTest {
                     path,
                     new DefaultHttpHeaders().set("Host", "example.test"))))
         .get();
+  }
+
+  /** Runs a GET for {@code path}; what it answers is recorded. */
+  private RecordingDownstream get(String path) throws Exception {
+    RecordingDownstream down = new RecordingDownstream(loop);
+    start(path, down);
     return down;
   }
 
@@ -222,18 +202,7 @@ class ExchangeTest {
   @Test
   void aClientThatLeavesStopsTheAttemptWithoutEvidence() throws Exception {
     RecordingDownstream down = new RecordingDownstream(loop);
-    RequestFlow flow =
-        loop.submit(() ->
-                RequestFlow.start(
-                    px,
-                    down,
-                    Client.UNKNOWN,
-                    new DefaultHttpRequest(
-                        HttpVersion.HTTP_1_1,
-                        HttpMethod.GET,
-                        "/hang",
-                        new DefaultHttpHeaders().set("Host", "example.test"))))
-            .get();
+    RequestFlow flow = start("/hang", down);
     await().atMost(Duration.ofSeconds(5)).until(() -> origin.stats().requests() == 1);
 
     loop.submit(flow::onClientGone).get();

@@ -2,24 +2,15 @@ package dev.parapet.proxy.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.parapet.core.admission.AdmissionController;
-import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.BreakerPolicy;
-import dev.parapet.core.breaker.BreakerRegistry;
-import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.overload.OverloadLevel;
-import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.CacheKey;
 import dev.parapet.proxy.cache.CachedResponse;
 import dev.parapet.proxy.cache.EdgeCache;
-import dev.parapet.proxy.flow.ClientLimits;
 import dev.parapet.proxy.flow.ProxyContext;
-import dev.parapet.proxy.flow.ProxySettings;
-import dev.parapet.proxy.http.ProxyError;
-import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
-import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.testing.TestContexts;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -35,7 +26,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -60,32 +50,14 @@ class ClientConnectionTest {
   private final EmbeddedChannel ch = new EmbeddedChannel();
 
   private ProxyContext context() {
-    ProxySettings settings = ProxySettings.defaults(NAME, new InetSocketAddress("127.0.0.1", 0));
     OriginPool pool =
         new OriginPool(
             OriginSettings.defaults("o", List.of(new InetSocketAddress("127.0.0.1", 9))),
             NioSocketChannel.class);
-    ProxyMetrics metrics =
-        new ProxyMetrics(
-            List.of(), List.of(), Arrays.stream(ProxyError.values()).map(Enum::name).toList());
-    return ProxyContext.builder(settings, metrics)
-        .routes(
-            new RouteTable(
-                List.of(new Route("cached", null, "/cached/", "o", Duration.ofSeconds(8)))))
-        .origins(Map.of("o", pool))
-        .breakers(
-            new BreakerRegistry(
-                4,
-                Duration.ofDays(1),
-                key ->
-                    new CircuitBreaker(
-                        key,
-                        BreakerPolicy.defaults(),
-                        RandomSource.seeded(1),
-                        BreakerListener.NONE,
-                        0)))
-        .clock(Ticker.system(), RandomSource.seeded(1))
-        .admission(AdmissionController.withDefaults(), new ClientLimits(0))
+    return TestContexts.builder(
+            List.of(new Route("cached", null, "/cached/", "o", Duration.ofSeconds(8))),
+            Map.of("o", pool),
+            BreakerPolicy.defaults())
         .cache(cache)
         .build();
   }
