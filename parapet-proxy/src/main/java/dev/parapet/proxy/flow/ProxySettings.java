@@ -85,50 +85,28 @@ public record ProxySettings(
 
   /** The same settings with another request body limit. */
   public ProxySettings withMaxBodyBytes(long bytes) {
-    return new ProxySettings(
-        name,
-        listen,
-        reserve,
-        minUseful,
-        headerTimeout,
-        idleTimeout,
-        bytes,
-        maxHeaderBytes,
-        maxHeaderFields,
-        maxRequestLine,
-        retryAfterMinSeconds,
-        retryAfterMaxSeconds,
-        admission);
+    return with(bytes, headerTimeout, admission);
   }
 
   /** The same settings with another header timeout. */
   public ProxySettings withHeaderTimeout(Duration timeout) {
-    return new ProxySettings(
-        name,
-        listen,
-        reserve,
-        minUseful,
-        timeout,
-        idleTimeout,
-        maxBodyBytes,
-        maxHeaderBytes,
-        maxHeaderFields,
-        maxRequestLine,
-        retryAfterMinSeconds,
-        retryAfterMaxSeconds,
-        admission);
+    return with(maxBodyBytes, timeout, admission);
   }
 
   /** The same settings with another admission configuration. */
   public ProxySettings withAdmission(AdmissionConfig a) {
+    return with(maxBodyBytes, headerTimeout, a);
+  }
+
+  private ProxySettings with(long bodyBytes, Duration headTimeout, AdmissionConfig a) {
     return new ProxySettings(
         name,
         listen,
         reserve,
         minUseful,
-        headerTimeout,
+        headTimeout,
         idleTimeout,
-        maxBodyBytes,
+        bodyBytes,
         maxHeaderBytes,
         maxHeaderFields,
         maxRequestLine,
