@@ -129,7 +129,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   @Override
   protected void startAttempt(UpstreamAttempt a, long now) {
     flow.attemptStarted(attempts());
-    if (!a.start(loop)) {
+    if (!a.start(loop, AttemptDeadlines.of(loop, px.ticker), now)) {
       onAttemptFailed(a, null, now);
     }
   }

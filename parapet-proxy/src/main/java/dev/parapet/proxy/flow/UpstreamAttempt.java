@@ -17,8 +17,6 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,13 +33,20 @@ import org.jspecify.annotations.Nullable;
  *         false                     failed
  * </pre>
  */
-final class UpstreamAttempt extends Attempt
-    implements HostPool.Acquirer, OriginConnection.Listener, Runnable {
+class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnection.Listener {
   private final OriginPool pool;
   private final HostPool host;
   private final AttemptListener listener;
   private @Nullable Channel origin;
-  private @Nullable ScheduledFuture<?> timer;
+
+  /** The loop's timeouts this attempt waits in, once started. */
+  private @Nullable AttemptDeadlines deadlines;
+
+  // Links of AttemptDeadlines' list: this attempt's deadline and its neighbours while it waits.
+  long dueAt;
+  @Nullable UpstreamAttempt duePrev;
+  @Nullable UpstreamAttempt dueNext;
+  boolean dueLinked;
 
   /** Whether it holds a slot in {@link OriginPool#tryStartRequest} (given back in release). */
   private boolean poolSlot;
@@ -107,16 +112,18 @@ final class UpstreamAttempt extends Attempt
   }
 
   /**
-   * Takes a pool slot, arms the timeout ({@link #timeoutNanos()}) and asks the host for a
-   * connection. False when the pool's {@code max_requests} is reached (then nothing is held).
+   * Takes a pool slot, arms the timeout ({@link #timeoutNanos()} from {@code now}) and asks the
+   * host for a connection. False when the pool's {@code max_requests} is reached (then nothing is
+   * held).
    */
-  boolean start(EventLoop loop) {
+  boolean start(EventLoop loop, AttemptDeadlines timeouts, long now) {
     if (!pool.tryStartRequest()) {
       failedWith(ProxyError.CONNECTION_LIMIT, "max_requests reached", pool.name(), null);
       return false;
     }
     poolSlot = true;
-    timer = loop.schedule(this, timeoutNanos(), TimeUnit.NANOSECONDS);
+    deadlines = timeouts;
+    timeouts.add(this, now + timeoutNanos());
     host.acquire(loop, this);
     return true;
   }
@@ -134,12 +141,11 @@ final class UpstreamAttempt extends Attempt
     return origin;
   }
 
-  /** Gives back the timer, the connection (kept for reuse only when {@code reuse}), the slot. */
+  /** Gives back the timeout, the connection (kept for reuse only when {@code reuse}), the slot. */
   void release(boolean reuse) {
-    ScheduledFuture<?> t = timer;
-    if (t != null) {
-      timer = null;
-      t.cancel(false);
+    AttemptDeadlines d = deadlines;
+    if (d != null) {
+      d.remove(this);
     }
     Channel o = origin;
     if (o != null) {
@@ -153,10 +159,8 @@ final class UpstreamAttempt extends Attempt
     }
   }
 
-  /** The timeout. */
-  @Override
-  public void run() {
-    timer = null;
+  /** Its deadline passed ({@link AttemptDeadlines}). */
+  void timedOut() {
     if (isLive()) {
       fail(
           ProxyError.RESPONSE_TIMEOUT,
