@@ -1,5 +1,7 @@
 package dev.parapet.sim;
 
+import dev.parapet.core.hedge.HedgeDecision;
+import dev.parapet.core.retry.RetryRefusal;
 import dev.parapet.sim.Series.Col;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,12 +91,28 @@ final class Report {
         r -> r.timeToOpenSeconds() < 0 ? "-" : fmt("%.2fs", r.timeToOpenSeconds()));
     row(rows, runs, "breaker opens", r -> Long.toString(r.opens()));
     row(rows, runs, "fast-fail share", r -> pct(r.fastFailShare()));
+    if (runs.stream().anyMatch(r -> r.variant().retry() == RetryMode.BUDGET)) {
+      row(
+          rows,
+          runs,
+          "retries refused: budget",
+          r -> Long.toString(r.decisions().retriesRefused(RetryRefusal.BUDGET)));
+    }
     if (runs.stream().anyMatch(r -> r.variant().hedge())) {
       row(rows, runs, "hedges sent", r -> Long.toString(r.total(Col.HEDGES)));
       row(rows, runs, "hedge wins", r -> Long.toString(r.total(Col.HEDGE_WINS)));
+      row(
+          rows,
+          runs,
+          "hedges refused: breaker",
+          r -> Long.toString(r.decisions().hedges(HedgeDecision.BREAKER_NOT_CLOSED)));
     }
     if (runs.stream().anyMatch(r -> r.variant().limit() != null)) {
       row(rows, runs, "shed by limiter", r -> Long.toString(r.total(Col.SHED)));
+      if (runs.stream()
+          .anyMatch(r -> r.variant().limit() != null && r.variant().breaker() != null)) {
+        row(rows, runs, "probes shed", r -> Long.toString(r.decisions().probesShed()));
+      }
       row(
           rows,
           runs,

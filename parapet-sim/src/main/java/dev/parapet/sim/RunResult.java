@@ -7,6 +7,7 @@ import dev.parapet.sim.Series.Col;
  *
  * <p>Phases: the first phase of the timeline is the healthy baseline; with three or more phases the
  * last one is the recovery and the ones between are the fault; with two, the second is the fault.
+ * {@code decisions} counts what the core's request sequence decided (retries, hedges, failures).
  */
 record RunResult(
     Scenario scenario,
@@ -15,7 +16,8 @@ record RunResult(
     Series series,
     long firstOpenNanos,
     long opens,
-    long events) {
+    long events,
+    Decisions decisions) {
 
   int phaseStartSecond(int i) {
     return (int) Math.round(scenario.phaseStart(i));

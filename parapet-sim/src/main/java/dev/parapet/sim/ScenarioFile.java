@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Mode;
+import dev.parapet.core.deadline.DeadlinePolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,7 +89,7 @@ final class ScenarioFile {
       vs.error("required (expected: a list of variants)");
     }
     for (YamlCursor v : vs.list()) {
-      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts", "limit", "hedge"));
+      v.allowOnly(Set.of("name", "breaker", "retry", "timeouts", "limit", "hedge", "deadline"));
       String vname = v.get("name").requiredText();
       YamlCursor b = v.get("breaker");
       BreakerPolicy policy = b.present() ? breaker(b) : null;
@@ -117,19 +118,32 @@ final class ScenarioFile {
       LimitSpec limit = null;
       YamlCursor l = v.get("limit");
       if (l.present()) {
-        l.allowOnly(Set.of("algorithm", "initial", "min", "max"));
+        l.allowOnly(Set.of("algorithm", "initial", "min", "max", "queue"));
         String algorithm = l.get("algorithm").text("gradient2");
         int initial = (int) l.get("initial").integer(20, 1, 1_000_000);
         int lmin = (int) l.get("min").integer(1, 1, 1_000_000);
         int lmax = (int) l.get("max").integer(1000, 1, 1_000_000);
+        int queue = (int) l.get("queue").integer(0, 0, 1_000_000);
         try {
-          limit = new LimitSpec(algorithm, initial, lmin, lmax);
+          limit = new LimitSpec(algorithm, initial, lmin, lmax, queue);
         } catch (IllegalArgumentException e) {
           l.error(String.valueOf(e.getMessage()));
         }
       }
       boolean hedge = v.get("hedge").bool(false);
-      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts, limit, hedge));
+      YamlCursor d = v.get("deadline");
+      d.allowOnly(Set.of("reserve", "min_useful"));
+      DeadlinePolicy defaults = DeadlinePolicy.withDefaults();
+      Duration reserve = d.get("reserve").duration(Duration.ofNanos(defaults.reserveNanos()));
+      Duration minUseful =
+          d.get("min_useful").duration(Duration.ofNanos(defaults.minUsefulNanos()));
+      DeadlinePolicy deadlines = defaults;
+      try {
+        deadlines = new DeadlinePolicy(reserve, minUseful);
+      } catch (IllegalArgumentException e) {
+        d.error(String.valueOf(e.getMessage()));
+      }
+      variants.add(new Variant(vname, policy, mode, ratio, min, timeouts, limit, hedge, deadlines));
     }
     if (vs.present() && variants.isEmpty()) {
       vs.error("must not be empty");

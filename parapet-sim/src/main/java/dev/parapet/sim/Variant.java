@@ -1,6 +1,7 @@
 package dev.parapet.sim;
 
 import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.deadline.DeadlinePolicy;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -15,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  * @param budgetMin retry budget floor (with {@link RetryMode#BUDGET})
  * @param tierTimeoutsMillis timeouts from the outside in: edge, shield, connector (one value means
  *     a single tier); the connector's is the origin attempt timeout
- * @param limit each server's concurrency limiter on origin attempts, or null for none
+ * @param limit each server's admission control (a concurrency limit, per request), or null for none
  * @param hedge whether requests are hedged by the core's {@code HedgePolicy} (defaults)
+ * @param deadlines the edge's deadline policy: the reserve it keeps back and the least time worth
+ *     an attempt ({@code deadline: {reserve, min_useful}}, the proxy's defaults 50 ms and 20 ms)
  */
 record Variant(
     String name,
@@ -26,9 +29,10 @@ record Variant(
     int budgetMin,
     List<Long> tierTimeoutsMillis,
     @Nullable LimitSpec limit,
-    boolean hedge) {
+    boolean hedge,
+    DeadlinePolicy deadlines) {
 
-  /** A variant without a concurrency limiter. */
+  /** A variant without admission control or hedging, with the proxy's default deadline policy. */
   Variant(
       String name,
       @Nullable BreakerPolicy breaker,
@@ -36,7 +40,16 @@ record Variant(
       double budgetRatio,
       int budgetMin,
       List<Long> tierTimeoutsMillis) {
-    this(name, breaker, retry, budgetRatio, budgetMin, tierTimeoutsMillis, null, false);
+    this(
+        name,
+        breaker,
+        retry,
+        budgetRatio,
+        budgetMin,
+        tierTimeoutsMillis,
+        null,
+        false,
+        DeadlinePolicy.withDefaults());
   }
 
   Variant {

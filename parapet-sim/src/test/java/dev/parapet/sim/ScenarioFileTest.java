@@ -105,6 +105,36 @@ class ScenarioFileTest {
   }
 
   @Test
+  void deadlinePolicyAndAdmissionQueueAreReadPerVariant() throws Exception {
+    String yaml =
+        """
+        name: x
+        origin: {timeline: [{name: a, duration: 1s}]}
+        variants:
+          - name: defaults
+          - name: set
+            deadline: {reserve: 100ms, min_useful: 30ms}
+            limit: {algorithm: fixed, initial: 10, queue: 25}
+        """;
+    Scenario sc = ScenarioFile.parse(yaml, "d.yaml");
+    Variant defaults = sc.variants().get(0);
+    assertThat(defaults.deadlines().reserveNanos()).isEqualTo(50_000_000L);
+    assertThat(defaults.deadlines().minUsefulNanos()).isEqualTo(20_000_000L);
+    assertThat(defaults.limit()).isNull();
+    Variant set = sc.variants().get(1);
+    assertThat(set.deadlines().reserveNanos()).isEqualTo(100_000_000L);
+    assertThat(set.deadlines().minUsefulNanos()).isEqualTo(30_000_000L);
+    assertThat(set.limit()).isNotNull();
+    assertThat(set.limit().queue()).isEqualTo(25);
+    assertThatThrownBy(() ->
+            ScenarioFile.parse(
+                yaml.replace("min_useful: 30ms", "min_useful: 0ms, slack: 1s"), "d.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("variants[1].deadline.slack: unknown key")
+        .hasMessageContaining("variants[1].deadline.min_useful: must be > 0");
+  }
+
+  @Test
   void notYamlIsOneClearError() {
     assertThatThrownBy(() -> ScenarioFile.parse("name: [unclosed", "x.yaml"))
         .isInstanceOf(ConfigException.class)
