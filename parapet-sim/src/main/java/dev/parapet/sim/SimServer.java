@@ -82,7 +82,8 @@ final class SimServer {
 
   /**
    * The origin's attempt policy on this server, built as the proxy builds it: one extra-load budget
-   * shared by retries and hedges, one latency histogram recorded per response and read by hedging.
+   * shared by retries and hedges; with hedging, one latency histogram recorded per response and
+   * read by the hedge delay (without it nothing reads latencies, so none are recorded).
    */
   static AttemptPolicy attemptPolicy(Variant v, OutcomeClassifier classifier, SimRandom random) {
     Duration minUseful = Duration.ofNanos(v.deadlines().minUsefulNanos());
@@ -115,14 +116,13 @@ final class SimServer {
                   random,
                   ExtraLoadBudget.sharedDefaults());
         };
-    RollingLatencyHistogram latency = RollingLatencyHistogram.withDefaults(0);
     AttemptPolicy.Builder b =
         AttemptPolicy.builder(Duration.ofNanos(v.connectorTimeoutNanos()), retry)
             .classifier(classifier)
-            .latency(latency)
             .retryOn(RETRY_ON);
     if (v.hedge()) {
-      b.hedge(HedgePolicy.withDefaults(latency, retry.budget()));
+      RollingLatencyHistogram latency = RollingLatencyHistogram.withDefaults(0);
+      b.latency(latency).hedge(HedgePolicy.withDefaults(latency, retry.budget()));
     }
     return b.build();
   }

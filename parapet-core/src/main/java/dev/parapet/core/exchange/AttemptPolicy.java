@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 public final class AttemptPolicy {
   private final long attemptTimeoutNanos;
   private final OutcomeClassifier classifier;
-  private final RollingLatencyHistogram latency;
+  private final @Nullable RollingLatencyHistogram latency;
   private final RetryPolicy retry;
   private final RetryOn retryOn;
   private final @Nullable HedgePolicy hedge;
@@ -35,6 +35,10 @@ public final class AttemptPolicy {
     this.retryOn = b.retryOn;
     this.hedge = b.hedge;
     this.fixedHedgeDelayNanos = b.fixedHedgeDelayNanos;
+    if (hedge != null && latency == null) {
+      throw new IllegalArgumentException(
+          "latency : none (expected: the histogram the hedge policy reads, for it to be fed)");
+    }
     if (hedge != null && hedge.extraLoad() != retry.budget()) {
       throw new IllegalArgumentException(
           "hedge extra-load budget : another one (expected: the retry policy's budget)");
@@ -61,8 +65,11 @@ public final class AttemptPolicy {
     return classifier;
   }
 
-  /** The origin's rolling response latency (recorded per response head; hedging reads its p95). */
-  public RollingLatencyHistogram latency() {
+  /**
+   * The origin's rolling response latency, recorded per response head (hedging reads its p95, a
+   * relative slow-call threshold its quantile), or null when nothing reads it.
+   */
+  public @Nullable RollingLatencyHistogram latency() {
     return latency;
   }
 
@@ -99,7 +106,7 @@ public final class AttemptPolicy {
     private final long attemptTimeoutNanos;
     private final RetryPolicy retry;
     private OutcomeClassifier classifier = OutcomeClassifier.standard();
-    private RollingLatencyHistogram latency = RollingLatencyHistogram.withDefaults(0);
+    private @Nullable RollingLatencyHistogram latency;
     private RetryOn retryOn = RetryOn.DEFAULTS;
     private @Nullable HedgePolicy hedge;
     private long fixedHedgeDelayNanos = -1;
@@ -114,7 +121,10 @@ public final class AttemptPolicy {
       return this;
     }
 
-    /** The origin's latency histogram; the hedge policy, if any, must read the same one. */
+    /**
+     * Where response latencies are recorded; none by default. A hedge policy (and a relative
+     * slow-call threshold) must read the same histogram.
+     */
     public Builder latency(RollingLatencyHistogram latency) {
       this.latency = Objects.requireNonNull(latency, "latency");
       return this;

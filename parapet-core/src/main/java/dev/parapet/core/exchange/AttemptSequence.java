@@ -11,6 +11,7 @@ import dev.parapet.core.breaker.State;
 import dev.parapet.core.deadline.DeadlinePolicy;
 import dev.parapet.core.hedge.HedgeDecision;
 import dev.parapet.core.hedge.HedgePolicy;
+import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.retry.BudgetSlot;
 import dev.parapet.core.retry.RetryAfter;
@@ -225,7 +226,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     AttemptPolicy p = attempt.policy();
     long latency = now - attempt.sentNanos();
     attempt.outcome(p.classifier().classifyResponse(status, latency, now));
-    p.latency().record(latency, now);
+    RollingLatencyHistogram histogram = p.latency();
+    if (histogram != null) {
+      histogram.record(latency, now);
+    }
     if (mayRetry && p.retryOn().statuses().contains(status)) {
       releaseSlot(attempt); // this attempt's budget place ends here, whatever comes next
       if (sibling(attempt) != null || retry(attempt, retryAfterNanos, now)) {
@@ -386,6 +390,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     HedgePolicy h = policy().hedge();
     if (phase != ExchangePhase.ATTEMPTING
         || m == null
+        || m.kind() != Attempt.Kind.FIRST
         || !m.isLive()
         || h == null
         || hedge != null) {
@@ -442,6 +447,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
       return false;
     }
     retryAfter = failed;
+    cancelTimer(Timer.HEDGE); // only a first attempt is hedged, never the retry that replaces it
     schedule(Timer.RETRY, Math.max(1, decision));
     return true;
   }

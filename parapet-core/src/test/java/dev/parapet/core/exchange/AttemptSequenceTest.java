@@ -331,6 +331,28 @@ class AttemptSequenceTest {
   }
 
   @Test
+  void aRetryIsNeverHedged() {
+    CircuitBreaker b = breaker(now);
+    ScriptedExchange x = exchange(b, policy(2, Duration.ofMillis(100)), null);
+    x.begin(now);
+    x.onSent(x.last(), now);
+    assertThat(x.timers).containsKey(AttemptSequence.Timer.HEDGE);
+
+    x.onAttemptFailed(x.last(), Outcome.CONNECT_FAILURE, now + 10 * MS);
+    assertThat(x.timers)
+        .as("the first attempt's hedge timer goes with it")
+        .doesNotContainKey(AttemptSequence.Timer.HEDGE);
+    x.fire(AttemptSequence.Timer.RETRY, now + 40 * MS);
+    x.onSent(x.last(), now + 40 * MS);
+    x.onTimer(AttemptSequence.Timer.HEDGE, now + 100 * MS); // a late tick of the old timer
+
+    assertThat(x.started)
+        .extracting(Attempt::kind)
+        .containsExactly(Attempt.Kind.FIRST, Attempt.Kind.RETRY);
+    assertThat(x.hedgeDecisions).isEmpty();
+  }
+
+  @Test
   void noHedgeWhileTheBreakerIsNotClosed() {
     BreakerPolicy p =
         BreakerPolicy.builder().minRequests(10).mode(dev.parapet.core.breaker.Mode.SHADOW).build();
