@@ -48,15 +48,14 @@ import org.jspecify.annotations.Nullable;
  * permit exactly once, with its outcome when it reached the origin or unused when it did not (shed,
  * pool full, cancelled while connecting), so locally made errors never count against the origin.
  * Retries and hedges draw from the origin's {@link AttemptPolicy#extraLoad() extra-load budget};
- * only one hedge per request, never while a breaker is not CLOSED, never while the overload manager
- * says so. Admission learns only from healthy answers: a slow or failing origin is its breaker's
+ * one hedge per request, of its first attempt, never while a breaker is not CLOSED or the overload
+ * manager says no. Admission learns only from healthy answers: a failing origin is its breaker's
  * business, and letting its latency shrink the listener-wide limit would starve healthy routes.
  *
- * <p>The subclass is the driver: it picks hosts, moves bytes, arms timers and answers the client,
- * through {@link ExchangeHooks}, and reports what happened through the {@code on…} methods.
- * Everything runs on one thread (the driver's), except {@link #onAdmitted}/{@link #onRejected},
- * which admission control calls from whichever thread freed a slot: they only tell the driver
- * ({@link #admissionDecided}), which hops to its own thread and calls {@link #resumeAdmitted} or
+ * <p>The subclass is the driver ({@link ExchangeHooks}: hosts, bytes, timers, answers) and reports
+ * what happened through the {@code on…} methods, all on its one thread — except {@link
+ * #onAdmitted}/{@link #onRejected}, called from whichever thread freed an admission slot, which
+ * only tell the driver ({@link #admissionDecided}) to hop back and call {@link #resumeAdmitted} or
  * {@link #resumeShed}. Time is always passed in.
  *
  * @param <A> the driver's attempt type
@@ -144,7 +143,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     switch (ac.offer(t, priority, requestKind, now)) {
       case ADMITTED -> resumeAdmitted(now);
       case QUEUED -> {} // onAdmitted or onRejected comes, exactly once
-      case REJECTED -> resumeShed(reason(t.rejectReason()), now);
+      case REJECTED -> {
+        RejectReason r = t.rejectReason();
+        resumeShed(r == null ? RejectReason.LIMIT_REACHED : r, now);
+      }
     }
   }
 
@@ -594,9 +596,5 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
           "sequence phase : " + phase + " -> " + next + " (expected: a legal transition)");
     }
     phase = next;
-  }
-
-  private static RejectReason reason(@Nullable RejectReason r) {
-    return r == null ? RejectReason.LIMIT_REACHED : r;
   }
 }

@@ -18,8 +18,8 @@ import java.util.function.LongSupplier;
  * gate of background refreshes. Built from configuration by the runtime; shared by every client
  * connection; thread-safe.
  *
- * <p>The request-path logic that uses these pieces lives beside the connection handler ({@code
- * server.CacheSupport}); this class holds no per-request state.
+ * <p>The request path uses these pieces through {@link CachingDownstream}, one per request; this
+ * class holds no per-request state.
  *
  * <p><b>Background work is the lowest priority.</b> A stale-while-revalidate refresh runs only when
  * {@link #tryStartBackground()} agrees: at most {@code maxBackground} at a time, and only while the
