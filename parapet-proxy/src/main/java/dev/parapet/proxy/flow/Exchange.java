@@ -103,6 +103,12 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
     outbound.discard();
   }
 
+  /** The client left: attempts end as cancelled, and a body held for them is released. */
+  void clientGone(long now) {
+    cancel(now);
+    outbound.discard();
+  }
+
   // ---------------------------------------------------------------------------------------------
   // The sequence's hooks
 

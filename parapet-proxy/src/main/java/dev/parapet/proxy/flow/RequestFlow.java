@@ -371,7 +371,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
     cancelWaitTimer();
     Exchange ex = exchange;
     if (state == State.FORWARDING && ex != null && !ex.phase().isOver()) {
-      ex.cancel(now);
+      ex.clientGone(now);
       px.metrics.requestForwarded(route().id(), Outcome.CLIENT_CANCELLED, now - startNanos);
       log(AccessLog.CLIENT_CLOSED, null, now);
     }

@@ -3,9 +3,15 @@ package dev.parapet.proxy.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.parapet.core.admission.AdmissionController;
+import dev.parapet.core.admission.AdmissionListener;
+import dev.parapet.core.admission.AdmissionTicket;
+import dev.parapet.core.admission.RejectReason;
+import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.limit.FixedLimit;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.retry.RetryOn;
 import dev.parapet.proxy.config.HedgeConfig;
@@ -18,6 +24,8 @@ import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.testing.TestContexts;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -25,8 +33,10 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -197,6 +207,54 @@ class ExchangeTest {
     assertThat(down.lastBody).contains("max_requests reached");
     end(holder);
     assertThat(breaker().snapshot(System.nanoTime()).calls()).isEqualTo(1); // the timeout only
+  }
+
+  @Test
+  void aBodyHeldForAQueuedRequestIsReleasedWhenItsClientLeaves() throws Exception {
+    AdmissionController oneSlot =
+        new AdmissionController(FixedLimit.of(1), 10, 1_000_000_000L, 1_000_000_000L);
+    AdmissionTicket other =
+        new AdmissionTicket(
+            new AdmissionListener() {
+              @Override
+              public void onAdmitted(AdmissionTicket t, long nowNanos) {}
+
+              @Override
+              public void onRejected(AdmissionTicket t, RejectReason r, long nowNanos) {}
+            });
+    oneSlot.offer(other, 2, RequestKind.ORDINARY, System.nanoTime()); // takes the only slot
+    px =
+        TestContexts.builder(
+                List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))),
+                Map.of("o", pool),
+                BreakerPolicy.defaults())
+            .admission(oneSlot, new ClientLimits(0))
+            .build();
+    RecordingDownstream down = new RecordingDownstream(loop);
+    RequestFlow flow =
+        loop.submit(() ->
+                RequestFlow.start(
+                    px,
+                    down,
+                    Client.UNKNOWN,
+                    new DefaultHttpRequest(
+                        HttpVersion.HTTP_1_1,
+                        HttpMethod.POST,
+                        "/ok",
+                        new DefaultHttpHeaders()
+                            .set("Host", "example.test")
+                            .set("Content-Length", "4"))))
+            .get();
+    ByteBuf body = Unpooled.copiedBuffer("body", StandardCharsets.US_ASCII);
+    // Queued for admission: no origin connection yet, so the body is held.
+    loop.submit(() -> flow.onRequestContent(new DefaultLastHttpContent(body))).get();
+    assertThat(body.refCnt()).isEqualTo(1);
+
+    loop.submit(flow::onClientGone).get();
+
+    assertThat(body.refCnt()).as("the held body is released").isZero();
+    assertThat(oneSlot.queueDepth()).isZero();
+    assertThat(down.events).isEmpty();
   }
 
   @Test
