@@ -553,10 +553,6 @@ public final class RequestFlow implements CachingDownstream.Resume {
     return path;
   }
 
-  long startNanos() {
-    return startNanos;
-  }
-
   long expiresAtNanos() {
     return expiresAtNanos;
   }

@@ -136,11 +136,6 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
     }
   }
 
-  /** The connection, once there is one. */
-  @Nullable Channel origin() {
-    return origin;
-  }
-
   /** Gives back the timeout, the connection (kept for reuse only when {@code reuse}), the slot. */
   void release(boolean reuse) {
     AttemptDeadlines d = deadlines;
