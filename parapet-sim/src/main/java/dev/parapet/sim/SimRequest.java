@@ -154,12 +154,7 @@ final class SimRequest extends AttemptSequence<SimAttempt> {
 
   @Override
   protected void admissionDecided(@Nullable RejectReason shed) {
-    long now = sim.engine.now();
-    if (shed == null) {
-      resumeAdmitted(now);
-    } else {
-      resumeShed(shed, now);
-    }
+    resumeAdmission(shed, sim.engine.now());
   }
 
   @Override

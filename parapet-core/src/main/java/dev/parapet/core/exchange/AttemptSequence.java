@@ -55,8 +55,8 @@ import org.jspecify.annotations.Nullable;
  * <p>The subclass is the driver ({@link ExchangeHooks}: hosts, bytes, timers, answers) and reports
  * what happened through the {@code on…} methods, all on its one thread — except {@link
  * #onAdmitted}/{@link #onRejected}, called from whichever thread freed an admission slot, which
- * only tell the driver ({@link #admissionDecided}) to hop back and call {@link #resumeAdmitted} or
- * {@link #resumeShed}. Time is always passed in.
+ * only tell the driver ({@link #admissionDecided}) to hop back and call {@link #resumeAdmission}.
+ * Time is always passed in.
  *
  * @param <A> the driver's attempt type
  */
@@ -160,8 +160,21 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     admissionDecided(reason);
   }
 
+  /**
+   * Admission control decided about a queued request (told through {@link #admissionDecided}):
+   * admitted when {@code shed} is null, shed for that reason otherwise. Called on the driver's
+   * thread.
+   */
+  public final void resumeAdmission(@Nullable RejectReason shed, long now) {
+    if (shed == null) {
+      resumeAdmitted(now);
+    } else {
+      resumeShed(shed, now);
+    }
+  }
+
   /** Admission control admitted the request (at once, or from its queue). */
-  public final void resumeAdmitted(long now) {
+  private void resumeAdmitted(long now) {
     A first = main;
     if (phase != ExchangePhase.ADMISSION || first == null) {
       // The client left while the request was queued.
@@ -189,7 +202,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
   }
 
   /** Admission control shed the request (at once, or from its queue). */
-  public final void resumeShed(RejectReason reason, long now) {
+  private void resumeShed(RejectReason reason, long now) {
     if (phase != ExchangePhase.ADMISSION) {
       return;
     }

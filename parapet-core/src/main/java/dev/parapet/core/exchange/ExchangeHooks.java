@@ -69,9 +69,8 @@ public abstract class ExchangeHooks<A extends Attempt> {
   protected abstract void cancelTimer(Timer timer);
 
   /**
-   * Admission control decided about a queued request, on some other thread: hop to the driver's
-   * thread and call {@link AttemptSequence#resumeAdmitted} (when {@code shed} is null) or {@link
-   * AttemptSequence#resumeShed}.
+   * Admission control decided about a queued request, on some other thread ({@code shed} is null
+   * when admitted): hop to the driver's thread and call {@link AttemptSequence#resumeAdmission}.
    */
   protected abstract void admissionDecided(@Nullable RejectReason shed);
 

@@ -175,12 +175,7 @@ final class ScriptedExchange extends AttemptSequence<ScriptedExchange.Try> {
       throw new AssertionError("no admission decision to resume");
     }
     admissionHeard = false;
-    RejectReason shed = admissionShed;
-    if (shed == null) {
-      resumeAdmitted(now);
-    } else {
-      resumeShed(shed, now);
-    }
+    resumeAdmission(admissionShed, now);
   }
 
   /** The last attempt started. */

@@ -195,14 +195,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   @Override
   protected void admissionDecided(@Nullable RejectReason shed) {
     try {
-      loop.execute(() -> {
-        long now = px.ticker.read();
-        if (shed == null) {
-          resumeAdmitted(now);
-        } else {
-          resumeShed(shed, now);
-        }
-      });
+      loop.execute(() -> resumeAdmission(shed, px.ticker.read()));
     } catch (RejectedExecutionException e) {
       // the loop is shutting down: its connections go with it
     }
