@@ -35,6 +35,7 @@ import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -113,17 +114,18 @@ class ExchangeTest {
 
   /** Starts a GET for {@code path} on the loop, as a client connection would hand it on. */
   private RequestFlow start(String path, RecordingDownstream down) throws Exception {
-    return loop.submit(() ->
-            RequestFlow.start(
-                px,
-                down,
-                Client.UNKNOWN,
-                new DefaultHttpRequest(
-                    HttpVersion.HTTP_1_1,
-                    HttpMethod.GET,
-                    path,
-                    new DefaultHttpHeaders().set("Host", "example.test"))))
-        .get();
+    return start(
+        new DefaultHttpRequest(
+            HttpVersion.HTTP_1_1,
+            HttpMethod.GET,
+            path,
+            new DefaultHttpHeaders().set("Host", "example.test")),
+        down);
+  }
+
+  /** Starts {@code request} on the loop, as a client connection would hand it on. */
+  private RequestFlow start(HttpRequest request, RecordingDownstream down) throws Exception {
+    return loop.submit(() -> RequestFlow.start(px, down, Client.UNKNOWN, request)).get();
   }
 
   /** Runs a GET for {@code path}; what it answers is recorded. */
@@ -232,19 +234,13 @@ class ExchangeTest {
             .build();
     RecordingDownstream down = new RecordingDownstream(loop);
     RequestFlow flow =
-        loop.submit(() ->
-                RequestFlow.start(
-                    px,
-                    down,
-                    Client.UNKNOWN,
-                    new DefaultHttpRequest(
-                        HttpVersion.HTTP_1_1,
-                        HttpMethod.POST,
-                        "/ok",
-                        new DefaultHttpHeaders()
-                            .set("Host", "example.test")
-                            .set("Content-Length", "4"))))
-            .get();
+        start(
+            new DefaultHttpRequest(
+                HttpVersion.HTTP_1_1,
+                HttpMethod.POST,
+                "/ok",
+                new DefaultHttpHeaders().set("Host", "example.test").set("Content-Length", "4")),
+            down);
     ByteBuf body = Unpooled.copiedBuffer("body", StandardCharsets.US_ASCII);
     // Queued for admission: no origin connection yet, so the body is held.
     loop.submit(() -> flow.onRequestContent(new DefaultLastHttpContent(body))).get();
