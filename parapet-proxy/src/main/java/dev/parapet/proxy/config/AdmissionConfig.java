@@ -1,7 +1,6 @@
 package dev.parapet.proxy.config;
 
 import java.time.Duration;
-import java.util.List;
 
 /** Admission control for origin-bound work ({@code admission:}). */
 public record AdmissionConfig(
@@ -60,17 +59,12 @@ public record AdmissionConfig(
   /**
    * {@code priority:} where a request's class (1 critical … 4 background) comes from.
    *
-   * @param header the RFC 9218 header, trusted only from {@code trustedSources}; {@code Priority}
-   * @param trustedSources networks whose header is believed; {@code [127.0.0.1/32]}
+   * @param header the RFC 9218 header, believed only from a peer in {@code trusted_proxies} (and
+   *     removed from the requests of every other peer); {@code Priority}
    * @param defaultPriority {@code default}: class of a request no route or header classifies; 2
    */
-  public record Priority(String header, List<Cidr> trustedSources, int defaultPriority) {
-    public static final Priority DEFAULTS =
-        new Priority("Priority", List.of(Cidr.parse("127.0.0.1/32")), 2);
-
-    public Priority {
-      trustedSources = List.copyOf(trustedSources);
-    }
+  public record Priority(String header, int defaultPriority) {
+    public static final Priority DEFAULTS = new Priority("Priority", 2);
   }
 
   /**

@@ -1,16 +1,14 @@
 package dev.parapet.proxy.config;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the {@code admission:} block: the concurrency limit, the queue in front of it, request
- * priorities and whose priority header is trusted, the {@code Retry-After} range of a rejection,
- * and the per-client cap. Ranges are checked within their block ({@code limit.min <= initial <=
+ * priorities and the header that carries them, the {@code Retry-After} range of a rejection, and
+ * the per-client cap. Ranges are checked within their block ({@code limit.min <= initial <=
  * limit.max}, {@code queue.target_sojourn < queue.interval}, {@code retry_after.min <= max}).
  */
 final class AdmissionConfigReader {
@@ -66,16 +64,13 @@ final class AdmissionConfigReader {
     if (p.has("header") && !p.failed("header") && !HEADER_NAME.matcher(header).matches()) {
       p.error("header", "must be an HTTP header name, was '" + header + "'");
     }
-    List<Cidr> trusted = dp.trustedSources();
     if (p.has("trusted_sources")) {
-      trusted = new ArrayList<>();
-      List<YamlNode> items = p.list("trusted_sources", "CIDRs like 10.0.0.0/8");
-      for (int i = 0; i < items.size(); i++) {
-        Cidr c = cidr(items.get(i), p.path("trusted_sources") + "[" + i + "]");
-        if (c != null) {
-          trusted.add(c);
-        }
-      }
+      // Trust is defined once, for every signal a peer may send (priority, deadline, forwarding
+      // headers): a second list here would let the two disagree.
+      p.error(
+          "trusted_sources",
+          "is not a key here: the peers whose Priority header is believed are the top-level"
+              + " trusted_proxies");
     }
     int defaultPriority = p.integer("default", dp.defaultPriority(), 1, 4);
 
@@ -89,23 +84,8 @@ final class AdmissionConfigReader {
     return new AdmissionConfig(
         new AdmissionConfig.Limit(algorithm, initial, min, max),
         new AdmissionConfig.Queue(queueMax, target, interval),
-        new AdmissionConfig.Priority(header, trusted, defaultPriority),
+        new AdmissionConfig.Priority(header, defaultPriority),
         new AdmissionConfig.RetryAfter(raMin, raMax),
         new AdmissionConfig.PerClient(perClient));
-  }
-
-  private @Nullable Cidr cidr(YamlNode node, String path) {
-    if (!(node instanceof YamlNode.Scalar s)) {
-      problems.add(
-          ConfigProblem.error(
-              path, "must be a CIDR like 10.0.0.0/8, was " + node.describe(), node.location()));
-      return null;
-    }
-    try {
-      return Cidr.parse(s.text());
-    } catch (IllegalArgumentException e) {
-      problems.add(ConfigProblem.error(path, String.valueOf(e.getMessage()), s.location()));
-      return null;
-    }
   }
 }

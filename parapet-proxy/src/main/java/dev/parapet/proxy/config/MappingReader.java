@@ -355,6 +355,34 @@ final class MappingReader {
   }
 
   /**
+   * The networks listed at {@code key} ({@code [10.0.0.0/8, fd00::/8]}), {@code base} when absent;
+   * each bad item is an error at its own path ({@code key[i]}).
+   */
+  List<Cidr> cidrs(String key, List<Cidr> base) {
+    if (!has(key)) {
+      return base;
+    }
+    List<Cidr> out = new ArrayList<>();
+    List<YamlNode> items = list(key, "CIDRs like 10.0.0.0/8");
+    for (int i = 0; i < items.size(); i++) {
+      YamlNode item = items.get(i);
+      String at = path(key) + "[" + i + "]";
+      if (!(item instanceof YamlNode.Scalar s)) {
+        problems.add(
+            ConfigProblem.error(
+                at, "must be a CIDR like 10.0.0.0/8, was " + item.describe(), item.location()));
+        continue;
+      }
+      try {
+        out.add(Cidr.parse(s.text()));
+      } catch (IllegalArgumentException e) {
+        problems.add(ConfigProblem.error(at, String.valueOf(e.getMessage()), s.location()));
+      }
+    }
+    return out;
+  }
+
+  /**
    * The block at {@code key} of a feature that can be switched: {@code key: on} (or {@code true})
    * reads as an empty block, i.e. the feature with its defaults.
    */

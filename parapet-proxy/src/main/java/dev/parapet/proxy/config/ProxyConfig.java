@@ -14,12 +14,15 @@ import org.jspecify.annotations.Nullable;
  *
  * @param name this proxy's name in {@code Proxy-Status}, {@code Cache-Status}, {@code Via}, logs
  * @param listen where the data-plane listener binds
+ * @param trustedProxies the peers (other tiers) whose internal signals are believed: priority,
+ *     deadline, forwarding headers, request id; from every other peer they are removed or replaced
  * @param origins the origin pools by name, in file order
  * @param routes in file order
  */
 public record ProxyConfig(
     String name,
     HostPort listen,
+    List<Cidr> trustedProxies,
     AdminConfig admin,
     DeadlineConfig deadline,
     AdmissionConfig admission,
@@ -29,20 +32,6 @@ public record ProxyConfig(
     List<RouteConfig> routes,
     @Nullable Path accessLog) {
 
-  /** A configuration without an access log. */
-  public ProxyConfig(
-      String name,
-      HostPort listen,
-      AdminConfig admin,
-      DeadlineConfig deadline,
-      AdmissionConfig admission,
-      OverloadConfig overload,
-      CacheConfig cache,
-      Map<String, OriginConfig> origins,
-      List<RouteConfig> routes) {
-    this(name, listen, admin, deadline, admission, overload, cache, origins, routes, null);
-  }
-
   /** DESIGN.md's default name. */
   public static final String DEFAULT_NAME = "parapet";
 
@@ -50,6 +39,7 @@ public record ProxyConfig(
   public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
 
   public ProxyConfig {
+    trustedProxies = List.copyOf(trustedProxies);
     origins = Collections.unmodifiableMap(new LinkedHashMap<>(origins));
     routes = List.copyOf(routes);
   }

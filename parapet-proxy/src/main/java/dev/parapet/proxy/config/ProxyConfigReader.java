@@ -22,6 +22,7 @@ final class ProxyConfigReader {
       MappingReader.keys(
           "name",
           "listen",
+          "trusted_proxies",
           "admin",
           "deadline",
           "admission",
@@ -56,6 +57,7 @@ final class ProxyConfigReader {
               + "'");
     }
     HostPort listen = r.hostPort("listen", ProxyConfig.DEFAULT_LISTEN);
+    List<Cidr> trustedProxies = r.cidrs("trusted_proxies", List.of());
     MappingReader adminBlock = r.mapping("admin", AdminConfigReader.KEYS);
     AdminConfig admin = AdminConfigReader.read(adminBlock, baseDir);
     checks.admin(adminBlock, admin.listen(), listen, r.failed("listen"));
@@ -78,6 +80,7 @@ final class ProxyConfigReader {
     return new ProxyConfig(
         name,
         listen,
+        trustedProxies,
         admin,
         deadline,
         admission,

@@ -8,10 +8,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Who sent a request, as the request path uses it: the peer's address for the per-client limit and
- * the trust of its {@code Priority} header, as text for the access log and {@code ip_hash}, as
- * bytes for {@code X-Forwarded-For} (an AsciiString is written with one copy). Made once per client
- * connection; every request on it (every stream, on HTTP/2) shares it. Confined to the connection's
- * event loop.
+ * whether its internal signals are believed ({@link TrustedPeers}), as text for the access log and
+ * {@code ip_hash}, as bytes for {@code X-Forwarded-For} (an AsciiString is written with one copy).
+ * Made once per client connection; every request on it (every stream, on HTTP/2) shares it.
+ * Confined to the connection's event loop.
  */
 public final class Client {
   /** A sender whose address is unknown (an in-process channel; a background refresh). */
@@ -21,10 +21,10 @@ public final class Client {
   private final @Nullable AsciiString ip;
   private final @Nullable String ipText;
 
-  /** Whether the peer's Priority header is believed, under {@link #trustedFor}. */
+  /** Whether the peer's internal signals are believed, under {@link #trustedFor}. */
   private boolean trusted;
 
-  private @Nullable Priorities trustedFor;
+  private @Nullable TrustedPeers trustedFor;
 
   private Client(@Nullable InetAddress address) {
     this.address = address;
@@ -53,11 +53,11 @@ public final class Client {
     return ip;
   }
 
-  /** Whether this peer may set its own priority class (decided once per configuration). */
-  boolean trustedBy(Priorities priorities) {
-    if (trustedFor != priorities) {
-      trusted = priorities.trusts(address);
-      trustedFor = priorities;
+  /** Whether this peer's internal signals are believed (decided once per configuration). */
+  boolean trustedBy(TrustedPeers peers) {
+    if (trustedFor != peers) {
+      trusted = peers.trusts(address);
+      trustedFor = peers;
     }
     return trusted;
   }

@@ -1,15 +1,15 @@
 package dev.parapet.proxy.flow;
 
 import dev.parapet.proxy.config.AdmissionConfig;
-import dev.parapet.proxy.config.Cidr;
-import java.net.InetAddress;
-import java.util.List;
+import io.netty.util.AsciiString;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Where a request's admission class (1 critical .. 4 background) comes from: the route's {@code
- * priority}, unless the request carries an RFC 9218 {@code Priority} header and comes from a
- * trusted source (another tier of ours; a client on the internet must not promote itself).
+ * priority}, unless the request carries an RFC 9218 {@code Priority} header. Only a peer in {@code
+ * trusted_proxies} (another tier of ours) can: the header is removed from every other peer's
+ * request before it is read, so a client on the internet cannot promote itself here or at the tier
+ * behind.
  *
  * <p>RFC 9218 urgency runs 0 (most urgent) .. 7, default 3; it maps onto the four classes in pairs:
  * {@code u=0,1} → 1, {@code u=2,3} → 2, {@code u=4,5} → 3, {@code u=6,7} → 4. So an unmarked
@@ -17,38 +17,24 @@ import org.jspecify.annotations.Nullable;
  * is shed first.
  */
 final class Priorities {
-  private final String header;
-  private final List<Cidr> trusted;
+  private final AsciiString header;
 
   Priorities(AdmissionConfig.Priority config) {
-    this.header = config.header();
-    this.trusted = List.copyOf(config.trustedSources());
+    this.header =
+        AsciiString.cached(config.header()); // a token: the configuration reader checked it
   }
 
   /** The header the class is read from. */
-  String header() {
+  AsciiString header() {
     return header;
   }
 
-  /** Whether {@code source}'s {@code Priority} header is believed. */
-  boolean trusts(@Nullable InetAddress source) {
-    if (source == null) {
-      return false;
-    }
-    for (Cidr c : trusted) {
-      if (c.contains(source)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /**
-   * The class for a request: the header's urgency when present, valid and trusted, else the
-   * route's.
+   * The class for a request: the header's urgency when present (it is only when the peer is
+   * trusted) and valid, else the route's.
    */
-  int classOf(int routePriority, @Nullable String headerValue, boolean trustedSource) {
-    if (headerValue == null || !trustedSource) {
+  int classOf(int routePriority, @Nullable String headerValue) {
+    if (headerValue == null) {
       return routePriority;
     }
     int u = urgency(headerValue);

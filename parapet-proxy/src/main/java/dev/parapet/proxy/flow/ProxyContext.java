@@ -71,6 +71,7 @@ public final class ProxyContext {
   final AdmissionController admission;
   final ClientLimits clientLimits;
   final Priorities priorities;
+  final TrustedPeers trustedPeers;
   final OverloadMonitor overload;
   final IncidentMode incident;
   final @Nullable AccessLog accessLog;
@@ -94,6 +95,7 @@ public final class ProxyContext {
     this.incident = b.incident;
     this.accessLog = b.accessLog;
     this.priorities = new Priorities(settings.admission().priority());
+    this.trustedPeers = new TrustedPeers(settings.trustedProxies());
     this.deadlines = new DeadlinePolicy(settings.reserve(), settings.minUseful());
     Map<String, AttemptPolicy> a = new HashMap<>();
     for (OriginPool pool : origins.values()) {

@@ -1,9 +1,11 @@
 package dev.parapet.proxy.flow;
 
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.config.Cidr;
 import dev.parapet.proxy.http1.HeaderList;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -22,7 +24,9 @@ import java.util.Objects;
  * @param maxRequestLine the request line may be at most this long
  * @param retryAfterMinSeconds lower bound of the jittered Retry-After when no better value is known
  * @param retryAfterMaxSeconds upper bound of it
- * @param admission the listener's concurrency limit, queue and priority sources
+ * @param admission the listener's concurrency limit, queue and priority header
+ * @param trustedProxies peers whose internal signals (priority, deadline, forwarding headers,
+ *     request id) are believed; every other peer's are removed or replaced
  */
 public record ProxySettings(
     String name,
@@ -37,10 +41,12 @@ public record ProxySettings(
     int maxRequestLine,
     long retryAfterMinSeconds,
     long retryAfterMaxSeconds,
-    AdmissionConfig admission) {
+    AdmissionConfig admission,
+    List<Cidr> trustedProxies) {
 
   public ProxySettings {
     Objects.requireNonNull(name, "name");
+    trustedProxies = List.copyOf(trustedProxies);
     Objects.requireNonNull(admission, "admission");
     Objects.requireNonNull(listen, "listen");
     if (maxRequestLine < 1
@@ -80,7 +86,8 @@ public record ProxySettings(
         8 * 1024,
         1,
         5,
-        AdmissionConfig.DEFAULTS);
+        AdmissionConfig.DEFAULTS,
+        List.of());
   }
 
   /** The same settings with another request body limit. */
@@ -98,6 +105,25 @@ public record ProxySettings(
     return with(maxBodyBytes, headerTimeout, a);
   }
 
+  /** The same settings trusting the internal signals of peers in {@code networks}. */
+  public ProxySettings withTrustedProxies(List<Cidr> networks) {
+    return new ProxySettings(
+        name,
+        listen,
+        reserve,
+        minUseful,
+        headerTimeout,
+        idleTimeout,
+        maxBodyBytes,
+        maxHeaderBytes,
+        maxHeaderFields,
+        maxRequestLine,
+        retryAfterMinSeconds,
+        retryAfterMaxSeconds,
+        admission,
+        networks);
+  }
+
   private ProxySettings with(long bodyBytes, Duration headTimeout, AdmissionConfig a) {
     return new ProxySettings(
         name,
@@ -112,6 +138,7 @@ public record ProxySettings(
         maxRequestLine,
         retryAfterMinSeconds,
         retryAfterMaxSeconds,
-        a);
+        a,
+        trustedProxies);
   }
 }

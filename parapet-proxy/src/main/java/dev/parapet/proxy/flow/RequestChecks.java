@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a request head must satisfy before anything is done with it, beyond what the decoder already
  * refused (smuggling, bad framing, oversized heads): no CONNECT (Parapet is a reverse proxy), a
- * bounded number of fields, exactly one Host on HTTP/1.1 (RFC 9112 §3.2).
+ * bounded number of fields, exactly one Host on HTTP/1.1 and a valid one whenever it is there (RFC
+ * 9112 §3.2: {@code uri-host [":" port]}, so {@code x y}, {@code x/evil}, {@code x@evil} and an
+ * empty Host are refused; they would route, key the cache and reach the origin differently).
  */
 final class RequestChecks {
   /** Methods a request may be repeated with (RFC 9110 section 9.2.2): retried or hedged. */
@@ -35,16 +37,94 @@ final class RequestChecks {
       return "header fields : " + req.headers().size() + " (expected: <= " + maxHeaderFields + ")";
     }
     int hosts = 0; // counted in place: getAll would copy the values into a list per request
+    CharSequence host = null;
     for (Iterator<? extends CharSequence> it =
             req.headers().valueCharSequenceIterator(HttpHeaderNames.HOST);
         it.hasNext(); ) {
-      it.next();
+      host = it.next();
       hosts++;
     }
     if (req.protocolVersion().equals(HttpVersion.HTTP_1_1) ? hosts != 1 : hosts > 1) {
       return "Host headers : " + hosts + " (expected: exactly one)";
     }
+    if (host != null && !isAuthority(host)) {
+      return "Host : '" + clip(host) + "' (expected: host[:port])";
+    }
     return null;
+  }
+
+  /**
+   * Whether {@code s} is an RFC 3986 §3.2.2 {@code host [":" port]}: an IP literal in brackets (hex
+   * digits, ':' and '.'; no zone), or a non-empty reg-name of unreserved characters, sub-delims and
+   * percent-encodings; then an optional port of at most five digits, at most 65535. Hand-written
+   * rather than {@link java.net.URI}: it runs on every request and allocates nothing.
+   */
+  static boolean isAuthority(CharSequence s) {
+    int n = s.length();
+    int i = 0;
+    if (n > 0 && s.charAt(0) == '[') {
+      for (i = 1; i < n && s.charAt(i) != ']'; i++) {
+        char c = s.charAt(i);
+        if (!(isHexDigit(c) || c == ':' || c == '.')) {
+          return false;
+        }
+      }
+      if (i >= n || i == 1) {
+        return false;
+      }
+      i++; // past ']'
+    } else {
+      for (; i < n && s.charAt(i) != ':'; i++) {
+        char c = s.charAt(i);
+        if (c == '%') {
+          if (i + 2 >= n || !isHexDigit(s.charAt(i + 1)) || !isHexDigit(s.charAt(i + 2))) {
+            return false;
+          }
+          i += 2;
+        } else if (!isRegNameChar(c)) {
+          return false;
+        }
+      }
+      if (i == 0) {
+        return false; // empty host
+      }
+    }
+    if (i == n) {
+      return true;
+    }
+    if (s.charAt(i) != ':' || n - i - 1 > 5) {
+      return false;
+    }
+    int port = 0;
+    for (int j = i + 1; j < n; j++) {
+      char c = s.charAt(j);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+      port = port * 10 + (c - '0');
+    }
+    return port <= 65535;
+  }
+
+  /** RFC 3986 unreserved / sub-delims: what a reg-name holds besides percent-encodings. */
+  private static boolean isRegNameChar(char c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '-'
+        || c == '.'
+        || c == '_'
+        || c == '~'
+        || "!$&'()*+,;=".indexOf(c) >= 0;
+  }
+
+  private static boolean isHexDigit(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
+
+  /** At most 100 characters of a client's value, for a message. */
+  static String clip(CharSequence s) {
+    return s.length() > 100 ? s.subSequence(0, 100) + "..." : s.toString();
   }
 
   /** A failure as a short detail for Proxy-Status and the problem body. */

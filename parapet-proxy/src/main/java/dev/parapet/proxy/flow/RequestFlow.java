@@ -145,9 +145,16 @@ public final class RequestFlow implements CachingDownstream.Resume {
       return;
     }
     hasBody = HttpUtil.isTransferEncodingChunked(request) || declared > 0;
-    if (!parseTarget()) {
-      fail(ProxyError.BAD_REQUEST, "request target : " + target);
+    String badTarget = parseTarget();
+    if (badTarget != null) {
+      fail(
+          ProxyError.BAD_REQUEST,
+          "request target : '" + RequestChecks.clip(target) + "' (expected: " + badTarget + ")");
       return;
+    }
+    if (!from.trustedBy(px.trustedPeers)) {
+      // Before anything reads them: the deadline and priority below, the cache's Vary, the origin.
+      ForwardedHeaders.stripInternalSignals(request.headers(), px.priorities.header());
     }
     Route r = px.routes.match(host, path);
     if (r == null) {
@@ -165,37 +172,51 @@ public final class RequestFlow implements CachingDownstream.Resume {
     expiresAtNanos =
         Deadline.expiresAt(
             DeadlinePolicy.requestBudgetNanos(r.timeout().toNanos(), incoming), startNanos);
-    String hint = request.headers().get(px.priorities.header());
-    priority =
-        hint == null
-            ? r.priority()
-            : px.priorities.classOf(r.priority(), hint, from.trustedBy(px.priorities));
+    priority = px.priorities.classOf(r.priority(), request.headers().get(px.priorities.header()));
     if (!consultCache(false, startNanos)) {
       proceed(startNanos);
     }
   }
 
-  /** Host, path and origin-form target from an origin-form or absolute-form request target. */
-  private boolean parseTarget() {
+  /**
+   * Host, path and origin-form target from an origin-form or absolute-form request target; what was
+   * expected when the target is neither. An absolute-form target's authority replaces the Host
+   * field (RFC 9112 §3.2.2), so the route, the cache key and the Host the origin sees are always
+   * the same authority: otherwise {@code GET http://victim/page} with {@code Host: attacker} would
+   * be stored under victim's key with attacker's content.
+   */
+  private @Nullable String parseTarget() {
+    if (target.indexOf('#') >= 0) {
+      return "no fragment: a client does not send one"; // RFC 9112 §3.2
+    }
     if (target.startsWith("/")) {
       host = request.headers().get(HttpHeaderNames.HOST);
       originForm = target;
       int q = target.indexOf('?');
       path = q < 0 ? target : target.substring(0, q);
-      return true;
+      return null;
     }
+    URI u;
     try {
-      URI u = new URI(target);
-      if (u.getRawAuthority() == null || u.getRawPath() == null) {
-        return false;
-      }
-      host = u.getRawAuthority();
-      path = u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-      originForm = path + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
-      return true;
+      u = new URI(target);
     } catch (URISyntaxException e) {
-      return false;
+      return "/path or http://host/path";
     }
+    String scheme = u.getScheme();
+    String authority = u.getRawAuthority();
+    if (scheme == null
+        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || authority == null
+        || u.getRawPath() == null
+        || u.getRawUserInfo() != null
+        || !RequestChecks.isAuthority(authority)) {
+      return "/path or http://host[:port]/path";
+    }
+    host = authority;
+    request.headers().set(HttpHeaderNames.HOST, authority);
+    path = u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+    originForm = path + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+    return null;
   }
 
   /**

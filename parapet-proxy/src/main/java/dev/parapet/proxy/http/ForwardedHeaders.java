@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Header rules at a hop (RFC 9110 §7.6.1): connection-specific fields — the fixed hop-by-hop set
  * and every field named in {@code Connection} — are removed before forwarding in either direction;
- * {@code Via} gets this hop appended.
+ * {@code Via} gets this hop appended. A request from a peer that is not a trusted tier loses every
+ * internal signal first ({@link #stripInternalSignals}).
  */
 public final class ForwardedHeaders {
   // AsciiString constants: their hash is computed once, not on every request's removal.
@@ -31,7 +32,87 @@ public final class ForwardedHeaders {
     HttpHeaderNames.PROXY_AUTHENTICATE
   };
 
+  /**
+   * What this proxy, the tier behind it or the origin act on as facts about the request rather than
+   * as its content: forwarding headers (the client's address, scheme, host and port as an earlier
+   * hop saw them, RFC 7239 and its de-facto predecessors), the URL rewrites some origin frameworks
+   * obey ({@code X-Original-URL}, {@code X-Rewrite-URL}: an access-control bypass when a client
+   * sets them), the request id, and this proxy's own deadline. The priority header is configurable
+   * and passed separately. {@code X-Forwarded-For} and {@code X-Forwarded-Proto} are then written
+   * by this hop ({@code OutboundRequest}).
+   */
+  private static final AsciiString[] INTERNAL_SIGNALS = {
+    AsciiString.cached("forwarded"),
+    AsciiString.cached("x-forwarded-for"),
+    AsciiString.cached("x-forwarded-host"),
+    AsciiString.cached("x-forwarded-proto"),
+    AsciiString.cached("x-forwarded-port"),
+    AsciiString.cached("x-forwarded-prefix"),
+    AsciiString.cached("x-forwarded-server"),
+    AsciiString.cached("x-forwarded-scheme"),
+    AsciiString.cached("x-real-ip"),
+    AsciiString.cached("x-client-ip"),
+    AsciiString.cached("true-client-ip"),
+    AsciiString.cached("x-original-url"),
+    AsciiString.cached("x-rewrite-url"),
+    AsciiString.cached("x-original-host"),
+    AsciiString.cached("x-request-id"),
+    AsciiString.cached("parapet-deadline")
+  };
+
   private ForwardedHeaders() {}
+
+  /**
+   * Removes from the request of an untrusted peer every internal signal ({@link #INTERNAL_SIGNALS})
+   * and {@code priorityHeader}: a client on the internet must not choose its own priority or
+   * deadline, pose as another address, scheme or host, or steer a rewrite. One walk over the fields
+   * finds which are present (usually none), so only those are removed.
+   */
+  public static void stripInternalSignals(HttpHeaders h, AsciiString priorityHeader) {
+    int present = 0;
+    if (h instanceof HeaderList o) { // by index: no entry objects
+      for (int f = 0; f < o.size(); f++) {
+        present |= internalSignalBit(o.nameAt(f), priorityHeader);
+      }
+    } else {
+      for (Iterator<Map.Entry<CharSequence, CharSequence>> it = h.iteratorCharSequence();
+          it.hasNext(); ) {
+        present |= internalSignalBit(it.next().getKey(), priorityHeader);
+      }
+    }
+    if (present == 0) {
+      return;
+    }
+    for (int i = 0; i < INTERNAL_SIGNALS.length; i++) {
+      if ((present & (1 << i)) != 0) {
+        h.remove(INTERNAL_SIGNALS[i]);
+      }
+    }
+    if ((present & (1 << INTERNAL_SIGNALS.length)) != 0) {
+      h.remove(priorityHeader);
+    }
+  }
+
+  /**
+   * {@code 1 << } the index of {@code name} in {@link #INTERNAL_SIGNALS} ({@code 1 <<} its length
+   * for the priority header), or 0.
+   */
+  private static int internalSignalBit(CharSequence name, AsciiString priorityHeader) {
+    if (name.length() == priorityHeader.length() && priorityHeader.contentEqualsIgnoreCase(name)) {
+      return 1 << INTERNAL_SIGNALS.length;
+    }
+    char c = (char) (name.length() == 0 ? 0 : name.charAt(0) | 0x20);
+    if (c != 'x' && c != 'f' && c != 't' && c != 'p') {
+      return 0; // most fields: Host, Accept*, User-Agent, Cookie, Referer, Cache-Control, ...
+    }
+    for (int i = 0; i < INTERNAL_SIGNALS.length; i++) {
+      AsciiString s = INTERNAL_SIGNALS[i];
+      if (s.length() == name.length() && s.contentEqualsIgnoreCase(name)) {
+        return 1 << i;
+      }
+    }
+    return 0;
+  }
 
   /**
    * Removes hop-by-hop fields and the fields {@code Connection} names. One walk over the fields

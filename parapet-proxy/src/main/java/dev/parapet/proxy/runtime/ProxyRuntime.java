@@ -226,7 +226,8 @@ public final class ProxyRuntime implements AutoCloseable {
         d.maxRequestLine(),
         c.admission().retryAfter().min().toSeconds(),
         c.admission().retryAfter().max().toSeconds(),
-        c.admission());
+        c.admission(),
+        c.trustedProxies());
   }
 
   /** Route ids from configuration: the match, made unique by the route's index. */

@@ -46,7 +46,7 @@ class ConfigDefaultsTest {
     assertThat(a.queue())
         .isEqualTo(new AdmissionConfig.Queue(250, Duration.ofMillis(20), Duration.ofMillis(100)));
     assertThat(a.priority().header()).isEqualTo("Priority");
-    assertThat(a.priority().trustedSources()).containsExactly(Cidr.parse("127.0.0.1/32"));
+    assertThat(c.trustedProxies()).isEmpty();
     assertThat(a.priority().defaultPriority()).isEqualTo(2);
     assertThat(a.retryAfter())
         .isEqualTo(new AdmissionConfig.RetryAfter(Duration.ofSeconds(1), Duration.ofSeconds(5)));
@@ -217,7 +217,7 @@ class ConfigDefaultsTest {
         admission:
           limit: {algorithm: gradient2, initial: 200, min: 20, max: 2000}
           queue: {max: 250, target_sojourn: 20ms, interval: 100ms}
-          priority: {header: Priority, trusted_sources: [127.0.0.1/32], default: 2}
+          priority: {header: Priority, default: 2}
           retry_after: {min: 1s, max: 5s}
         overload: {heap: {shed_low: 0.85, stop_accepting: 0.95}, cpu: {shed_low: 0.75}}
         cache: {max_size: 256MiB, stale_if_error: 300s, stale_while_revalidate: 60s}

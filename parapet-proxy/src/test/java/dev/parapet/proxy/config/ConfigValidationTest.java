@@ -39,10 +39,11 @@ class ConfigValidationTest {
         """
         name: edge 1
         listen: 127.0.0.1:80800
+        trusted_proxies: [10.0.0.1/8, nonsense]
         deadline: {default: 8, reserve: 9s}
         admission:
           limit: {algorithm: gradiant2, initial: 5000}
-          priority: {trusted_sources: [10.0.0.1/8, nonsense], default: 7}
+          priority: {trusted_sources: [10.0.0.0/8], default: 7}
         overload: {heap: {shed_low: 0.95, stop_accepting: 0.9}}
         cache: {max_size: 256MB}
         origins:
@@ -70,11 +71,12 @@ class ConfigValidationTest {
         .containsExactly(
             "name: must be letters, digits, '.', '_' or '-' (it appears in Via and Proxy-Status), was 'edge 1'",
             "listen: must have a port in [0, 65535], was 80800",
+            "trusted_proxies[0]: must have zero host bits, was '10.0.0.1/8' (did you mean 10.0.0.0/8?)",
+            "trusted_proxies[1]: must be a CIDR like 10.0.0.0/8 or fd00::/8, was 'nonsense'",
             "deadline.default: must be a duration with a unit like 8s or 8ms, was 8",
             "admission.limit.algorithm: must be one of fixed, aimd, vegas, gradient2, was 'gradiant2' (did you mean 'gradient2'?)",
             "admission.limit.initial: must be in [limit.min, limit.max] = [20, 2000], was 5000",
-            "admission.priority.trusted_sources[0]: must have zero host bits, was '10.0.0.1/8' (did you mean 10.0.0.0/8?)",
-            "admission.priority.trusted_sources[1]: must be a CIDR like 10.0.0.0/8 or fd00::/8, was 'nonsense'",
+            "admission.priority.trusted_sources: is not a key here: the peers whose Priority header is believed are the top-level trusted_proxies",
             "admission.priority.default: must be in [1, 4], was 7",
             "overload.heap.stop_accepting: must be greater than heap.shed_low (95%), was 90%",
             "cache.max_size: must be a size like 512KiB, 256MiB or 1GiB, was '256MB' (did you mean 256MiB?)",

@@ -22,7 +22,8 @@ class ProxySettingsTest {
         maxRequestLine,
         d.retryAfterMinSeconds(),
         d.retryAfterMaxSeconds(),
-        d.admission());
+        d.admission(),
+        d.trustedProxies());
   }
 
   @Test

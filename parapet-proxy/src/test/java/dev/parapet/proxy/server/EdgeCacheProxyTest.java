@@ -70,6 +70,7 @@ class EdgeCacheProxyTest {
             Runnable::run,
             System::currentTimeMillis);
     return fx.proxy()
+        .trustingLoopback() // waiters with a shorter Parapet-Deadline of their own
         .routes(route("r", "/", "o"))
         .origins(
             pool("o", origin)

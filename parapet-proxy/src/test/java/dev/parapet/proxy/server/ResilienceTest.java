@@ -15,6 +15,7 @@ import dev.parapet.core.overload.OverloadResource;
 import dev.parapet.core.retry.RetryOn;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.config.Cidr;
 import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
 import dev.parapet.proxy.overload.OverloadMonitor;
@@ -391,14 +392,29 @@ class ResilienceTest {
     ScriptedOrigin o = origin(n -> Reply.ok());
     ProxyServer p =
         proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF)
+            .settings(s ->
+                s.withAdmission(admission(10, 10))
+                    .withTrustedProxies(List.of(Cidr.parse("127.0.0.1/32"))))
+            .start();
+    p.admission().overloadLevel(OverloadLevel.SHED_LOW_PRIORITY, System.nanoTime());
+
+    // 127.0.0.1 is a trusted proxy here: u=7 is background work, shed at this level.
+    assertThat(fx.get(p.port(), "/x", "Priority", "u=7").statusCode()).isEqualTo(503);
+    assertThat(fx.get(p.port(), "/x", "Priority", "u=1, i").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void anUntrustedPeersPriorityHeaderIsIgnored() throws Exception {
+    ScriptedOrigin o = origin(n -> Reply.ok());
+    ProxyServer p =
+        proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF)
             .settings(s -> s.withAdmission(admission(10, 10)))
             .start();
     p.admission().overloadLevel(OverloadLevel.SHED_LOW_PRIORITY, System.nanoTime());
 
-    // 127.0.0.1 is a trusted source by default: u=7 is background work, shed at this level.
-    assertThat(fx.get(p.port(), "/x", "Priority", "u=7").statusCode()).isEqualTo(503);
-    assertThat(fx.get(p.port(), "/x", "Priority", "u=1, i").statusCode()).isEqualTo(200);
-    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
+    // Nobody is trusted by default: the route's class holds, whatever the client claims.
+    assertThat(fx.get(p.port(), "/x", "Priority", "u=7").statusCode()).isEqualTo(200);
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.config.Cidr;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
 import dev.parapet.proxy.faultorigin.FaultOriginSettings;
 import dev.parapet.proxy.faultorigin.FaultPlan;
@@ -320,6 +321,16 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
     /** Changes {@link ProxySettings#defaults} for the name and an ephemeral loopback port. */
     public ProxySpec settings(UnaryOperator<ProxySettings> change) {
       this.settings = change;
+      return this;
+    }
+
+    /**
+     * Trusts the internal signals (deadline, priority, forwarding headers) of loopback peers, as a
+     * tier behind another one does: the suite's clients play that other tier.
+     */
+    public ProxySpec trustingLoopback() {
+      UnaryOperator<ProxySettings> before = settings;
+      this.settings = s -> before.apply(s).withTrustedProxies(List.of(Cidr.parse("127.0.0.1/32")));
       return this;
     }
 
