@@ -581,6 +581,10 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
         }
       }
     }
+    if (length < 0) {
+      // Read as absent it would leave the body's length to the next parser's guess.
+      throw new ProblemException("an empty Content-Length");
+    }
     if (before >= 0 && before != length) {
       throw new ProblemException("conflicting Content-Length fields");
     }

@@ -21,9 +21,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * An origin that answers with exact bytes, for what a well-behaved server (and so {@link
  * LoopbackOrigin}'s JDK server) never sends: malformed status lines, odd framing, bodies cut off by
- * a close. It reads each request head up to its empty line (and a body by its {@code
- * Content-Length}; a chunked request body is not read), records the head, and writes the reply its
- * script gives for that request, closing the connection after it when the reply says so.
+ * a close. It reads each request head up to its empty line and its body (by {@code Content-Length},
+ * or chunked: chunks and trailer section as sent), records both, and writes the reply its script
+ * gives for that request, closing the connection after it when the reply says so.
  *
  * <pre>{@code
  * RawOrigin o = fx.closeLater(RawOrigin.answering("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"));
@@ -56,6 +56,7 @@ public final class RawOrigin implements AutoCloseable {
   private final ServerSocket server;
   private final IntFunction<Reply> script;
   private final List<String> requests = new CopyOnWriteArrayList<>();
+  private final List<String> bodies = new CopyOnWriteArrayList<>();
   private final AtomicInteger connections = new AtomicInteger();
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
@@ -93,6 +94,14 @@ public final class RawOrigin implements AutoCloseable {
     return List.copyOf(requests);
   }
 
+  /**
+   * The request bodies read so far, one per request in {@link #requests}' order, as their bytes on
+   * the wire (a chunked body with its chunk framing).
+   */
+  public List<String> bodies() {
+    return List.copyOf(bodies);
+  }
+
   /** Connections accepted so far. */
   public int connections() {
     return connections.get();
@@ -117,12 +126,16 @@ public final class RawOrigin implements AutoCloseable {
       OutputStream out = s.getOutputStream();
       String head;
       while ((head = readHead(in)) != null) {
+        String body =
+            isChunked(head)
+                ? readChunked(in)
+                : new String(in.readNBytes((int) contentLength(head)), StandardCharsets.ISO_8859_1);
         int n;
         synchronized (requests) {
           n = requests.size();
           requests.add(head);
+          bodies.add(body);
         }
-        in.skipNBytes(contentLength(head));
         Reply r = script.apply(n);
         out.write(r.bytes().getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
@@ -150,6 +163,52 @@ public final class RawOrigin implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  private static boolean isChunked(String head) {
+    for (String line : head.split("\r\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0
+          && line.substring(0, colon).trim().equalsIgnoreCase("transfer-encoding")
+          && line.substring(colon + 1).trim().toLowerCase(Locale.ROOT).endsWith("chunked")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A chunked body as sent: size lines, data, the last chunk and the trailer section. */
+  private static String readChunked(InputStream in) throws IOException {
+    StringBuilder body = new StringBuilder();
+    while (true) {
+      String sizeLine = readLine(in);
+      body.append(sizeLine);
+      int semi = sizeLine.indexOf(';');
+      String hex = (semi < 0 ? sizeLine : sizeLine.substring(0, semi)).trim();
+      int size = Integer.parseInt(hex, 16);
+      if (size == 0) {
+        String trailer;
+        do {
+          trailer = readLine(in);
+          body.append(trailer);
+        } while (!trailer.equals("\r\n"));
+        return body.toString();
+      }
+      body.append(new String(in.readNBytes(size + 2), StandardCharsets.ISO_8859_1));
+    }
+  }
+
+  /** One line with its CRLF; an IOException when the connection ends first. */
+  private static String readLine(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    int b;
+    while ((b = in.read()) >= 0) {
+      line.append((char) b);
+      if (b == '\n') {
+        return line.toString();
+      }
+    }
+    throw new IOException("connection ended within a chunked body");
   }
 
   private static long contentLength(String head) {
