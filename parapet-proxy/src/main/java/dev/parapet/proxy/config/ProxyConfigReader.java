@@ -58,7 +58,7 @@ final class ProxyConfigReader {
     HostPort listen = r.hostPort("listen", ProxyConfig.DEFAULT_LISTEN);
     MappingReader adminBlock = r.mapping("admin", AdminConfigReader.KEYS);
     AdminConfig admin = AdminConfigReader.read(adminBlock, baseDir);
-    checks.admin(adminBlock, admin.listen(), listen, r.failed("listen"));
+    checks.admin(adminBlock, admin, listen, r.failed("listen"));
     DeadlineConfig deadline =
         DeadlineConfigReader.read(r.mapping("deadline", DeadlineConfigReader.KEYS));
     AdmissionConfig admission =

@@ -10,7 +10,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
+import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.config.ConfigLoader;
+import dev.parapet.proxy.runtime.ProxyRuntime;
 import dev.parapet.proxy.server.ProxyServer;
 import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.TestOrigin;
@@ -20,12 +23,15 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What keeps a web page the operator visits from using the admin API through the browser: {@code
@@ -337,6 +343,42 @@ class AdminAccessTest {
       assertThat(a.status()).as("GET %s", path).isEqualTo(200);
       assertThat(a.hasCorsHeaders()).as("GET %s", path).isFalse();
     }
+  }
+
+  @Test
+  void theConfigurationReachesTheListener(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("admin.token"), ADMIN_TOKEN + "\n");
+    String yaml =
+        """
+        listen: 127.0.0.1:0
+        admin:
+          listen: 127.0.0.1:0
+          token_file: admin.token
+          hosts: [admin.internal]
+          read_token: required
+        origins: {api: {hosts: [127.0.0.1:9]}}
+        routes: [{origin: api}]
+        """;
+    ProxyRuntime runtime =
+        fx.closeLater(
+            ProxyRuntime.start(
+                ConfigLoader.parse(yaml, "admin.yaml", dir).config(),
+                Ticker.system(),
+                RandomSource.seeded(1),
+                1));
+    int port = runtime.admin().port();
+    assertThat(send(port, "HTTP/1.1", "GET", "/metrics", "Host: admin.internal:" + port).status())
+        .isEqualTo(401);
+    assertThat(
+            send(port, "HTTP/1.1", "GET", "/metrics", "Host: admin.internal", bearer(ADMIN_TOKEN))
+                .status())
+        .isEqualTo(200);
+    assertThat(send(port, "HTTP/1.1", "GET", "/healthz", "Host: localhost").status())
+        .isEqualTo(200);
+    assertThat(
+            send(port, "HTTP/1.1", "GET", "/metrics", "Host: attacker.example", bearer(ADMIN_TOKEN))
+                .status())
+        .isEqualTo(421);
   }
 
   /** A response as bytes: the status, the header lines, and the body. */
