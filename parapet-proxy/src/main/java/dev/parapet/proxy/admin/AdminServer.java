@@ -36,7 +36,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -50,9 +49,12 @@ import org.jspecify.annotations.Nullable;
  * live {@link Dashboard}. {@code /readyz} is false while starting, draining, or when the overload
  * monitor is at STOP_ACCEPTING.
  *
- * <p>Security: it listens on loopback by default. Every change (POST, DELETE) needs {@code
- * Authorization: Bearer <token>}; off loopback every request needs it, and binding off loopback
- * without a token is refused at start-up. Tokens are compared in constant time.
+ * <p>Security: it listens on loopback by default, and binding off loopback without a token is
+ * refused at start-up. Before any endpoint runs, {@link AdminGate} checks that {@code Host} names
+ * this listener (DNS rebinding), that a change carries no foreign {@code Origin} (cross-site
+ * writes), and the bearer token: for every change, and for reads other than {@code /healthz} and
+ * {@code /readyz} off loopback or with {@code admin.read_token: required}. No answer carries CORS
+ * headers.
  */
 public final class AdminServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,10 +62,9 @@ public final class AdminServer implements AutoCloseable {
   private static final String INCIDENT = "/admin/incident";
 
   private final InetSocketAddress listen;
-  private final byte @Nullable [] token;
+  private final AdminGate gate;
   private final ProxyServer proxy;
   private final Ticker ticker;
-  private final boolean loopback;
   private final AtomicBoolean ready = new AtomicBoolean();
   private final EventLoopGroup group =
       new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -72,26 +73,42 @@ public final class AdminServer implements AutoCloseable {
   private final Dashboard dashboard;
 
   /**
+   * The admin API with the default {@link AdminAccess}: {@code token}, the loopback names and the
+   * listen address, reads on loopback without a token.
+   *
    * @param token the bearer token, or null (then the listener must be on loopback and every change
    *     is refused)
    * @throws IllegalArgumentException when {@code listen} is off loopback and there is no token
    */
   public AdminServer(
       InetSocketAddress listen, @Nullable String token, ProxyServer proxy, Ticker ticker) {
+    this(listen, AdminAccess.withToken(token), proxy, ticker);
+  }
+
+  /**
+   * @throws IllegalArgumentException when {@code listen} is off loopback and there is no token, or
+   *     for a host in {@code access} that is not a host name or IP address
+   */
+  public AdminServer(
+      InetSocketAddress listen, AdminAccess access, ProxyServer proxy, Ticker ticker) {
+    boolean loopback = listen.getAddress() != null && listen.getAddress().isLoopbackAddress();
+    String token = access.token();
+    try {
+      if (!loopback && (token == null || token.isBlank())) {
+        throw new IllegalArgumentException(
+            "admin.listen : "
+                + listen
+                + " (expected: a loopback address, or admin.token_file set: an admin API off loopback needs a token)");
+      }
+      this.gate = new AdminGate(listen, access);
+    } catch (IllegalArgumentException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      throw e;
+    }
     this.listen = listen;
-    this.token =
-        token == null || token.isBlank() ? null : token.trim().getBytes(StandardCharsets.UTF_8);
     this.proxy = proxy;
     this.ticker = ticker;
-    this.loopback = listen.getAddress() != null && listen.getAddress().isLoopbackAddress();
     this.dashboard = new Dashboard(proxy, ticker);
-    if (!loopback && this.token == null) {
-      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-      throw new IllegalArgumentException(
-          "admin.listen : "
-              + listen
-              + " (expected: a loopback address, or admin.token_file set: an admin API off loopback needs a token)");
-    }
   }
 
   /** Binds the admin listener. */
@@ -183,18 +200,11 @@ public final class AdminServer implements AutoCloseable {
     if (q >= 0) {
       path = path.substring(0, q);
     }
-    boolean change = !req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD);
-    if ((change || !loopback) && !authorized(req)) {
-      FullHttpResponse r =
-          json(
-              HttpResponseStatus.UNAUTHORIZED,
-              error(
-                  token == null
-                      ? "changes are disabled: admin.token_file is not configured"
-                      : "missing or wrong bearer token"));
-      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"parapet-admin\"");
-      return r;
+    AdminGate.Refusal refusal = gate.check(req, path);
+    if (refusal != null) {
+      return refused(refusal);
     }
+    boolean change = !req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD);
     if (!change) {
       switch (path) {
         case "/healthz":
@@ -239,17 +249,19 @@ public final class AdminServer implements AutoCloseable {
         HttpResponseStatus.NOT_FOUND, error("no such endpoint: " + req.method() + " " + path));
   }
 
-  private boolean authorized(FullHttpRequest req) {
-    byte[] expected = token;
-    if (expected == null) {
-      return false;
+  /** A refusal by the gate as RFC 9457 {@code application/problem+json}. */
+  private static FullHttpResponse refused(AdminGate.Refusal refusal) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("type", "https://parapet.dev/problems/" + refusal.type());
+    body.put("title", refusal.status().reasonPhrase());
+    body.put("status", refusal.status().code());
+    body.put("detail", refusal.detail());
+    FullHttpResponse r = json(refusal.status(), body);
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/problem+json");
+    if (refusal.status().equals(HttpResponseStatus.UNAUTHORIZED)) {
+      r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"parapet-admin\"");
     }
-    String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-    if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return false;
-    }
-    byte[] given = h.substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    return MessageDigest.isEqual(expected, given);
+    return r;
   }
 
   /** {@code scope:name/action}, the key URL-encoded (names may hold '/'). */

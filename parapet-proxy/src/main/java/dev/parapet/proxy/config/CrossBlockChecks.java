@@ -24,9 +24,11 @@ final class CrossBlockChecks {
 
   /**
    * The admin API can force breakers open and reload configuration: off loopback it needs a token,
-   * and it must not take the data listener's address.
+   * as it does when {@code read_token: required} asks reads for one; and it must not take the data
+   * listener's address.
    */
-  void admin(MappingReader r, HostPort listen, HostPort dataListen, boolean dataListenFailed) {
+  void admin(MappingReader r, AdminConfig admin, HostPort dataListen, boolean dataListenFailed) {
+    HostPort listen = admin.listen();
     if (!r.failed("listen") && !listen.isLoopback() && !r.has("token_file")) {
       problems.add(
           ConfigProblem.error(
@@ -35,6 +37,15 @@ final class CrossBlockChecks {
                   + listen
                   + "): the admin API can force breakers open and reload configuration",
               r.location("listen")));
+    } else if (!r.failed("read_token")
+        && admin.readToken() == AdminConfig.ReadToken.REQUIRED
+        && !r.has("token_file")) {
+      problems.add(
+          ConfigProblem.error(
+              r.path("token_file"),
+              "required when admin.read_token is required (was absent): reads must carry the"
+                  + " bearer token this file holds",
+              r.location("read_token")));
     }
     if (!r.failed("listen")
         && !dataListenFailed

@@ -77,6 +77,11 @@ public record HostPort(String host, int port) {
     return new HostPort(host, port);
   }
 
+  /** True when {@code host} is a DNS name (lower case, no port); IP addresses are not names. */
+  static boolean isHostName(String host) {
+    return HOSTNAME.matcher(host).matches() && !NUMERIC_DOTS.matcher(host).matches();
+  }
+
   /** True for {@code localhost}, 127.0.0.0/8 and {@code ::1}: reachable from this machine only. */
   public boolean isLoopback() {
     if (host.equals("localhost")) {

@@ -60,7 +60,7 @@ final class ProxyConfigReader {
     List<Cidr> trustedProxies = r.cidrs("trusted_proxies", List.of());
     MappingReader adminBlock = r.mapping("admin", AdminConfigReader.KEYS);
     AdminConfig admin = AdminConfigReader.read(adminBlock, baseDir);
-    checks.admin(adminBlock, admin.listen(), listen, r.failed("listen"));
+    checks.admin(adminBlock, admin, listen, r.failed("listen"));
     DeadlineConfig deadline =
         DeadlineConfigReader.read(r.mapping("deadline", DeadlineConfigReader.KEYS));
     AdmissionConfig admission =

@@ -6,9 +6,11 @@ import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.outlier.OutlierConfig;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.admin.AdminAccess;
 import dev.parapet.proxy.admin.AdminServer;
 import dev.parapet.proxy.admin.Reloader;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.config.AdminConfig;
 import dev.parapet.proxy.config.BreakerConfig;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ConfigProblem;
@@ -108,7 +110,12 @@ public final class ProxyRuntime implements AutoCloseable {
     proxy.start();
     AdminServer admin;
     try {
-      admin = new AdminServer(address(config.admin().listen()), token, proxy, ticker).start();
+      AdminAccess access =
+          new AdminAccess(
+              token,
+              config.admin().hosts(),
+              config.admin().readToken() == AdminConfig.ReadToken.REQUIRED);
+      admin = new AdminServer(address(config.admin().listen()), access, proxy, ticker).start();
     } catch (RuntimeException | InterruptedException e) {
       proxy.close();
       throw e;

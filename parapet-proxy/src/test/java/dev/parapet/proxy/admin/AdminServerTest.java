@@ -116,14 +116,22 @@ class AdminServerTest {
   @Test
   void withoutATokenChangesAreRefusedAndOffLoopbackIsRefusedAtStart() throws Exception {
     try (AdminServer tokenless =
-        new AdminServer(new InetSocketAddress("127.0.0.1", 0), null, proxy, Ticker.system())
+        new AdminServer(
+                new InetSocketAddress("127.0.0.1", 0),
+                AdminAccess.withToken(null),
+                proxy,
+                Ticker.system())
             .start()) {
       HttpResponse<String> r = fx.call(tokenless, "POST", "/admin/breakers/route%3Aapi/open", null);
       assertThat(r.statusCode()).isEqualTo(401);
       assertThat(r.body()).contains("admin.token_file is not configured");
     }
     assertThatThrownBy(() ->
-            new AdminServer(new InetSocketAddress("0.0.0.0", 0), null, proxy, Ticker.system()))
+            new AdminServer(
+                new InetSocketAddress("0.0.0.0", 0),
+                AdminAccess.withToken(null),
+                proxy,
+                Ticker.system()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("admin.listen")
         .hasMessageContaining("needs a token");

@@ -73,6 +73,30 @@ class ValidateCommandTest {
   }
 
   @Test
+  void aReadTokenWithoutATokenFileIsRefusedAsRunRefusesIt(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("admin.yaml");
+    Files.writeString(
+        file,
+        """
+        admin: {read_token: required, hosts: [admin.internal]}
+        origins:
+          api: {hosts: [127.0.0.1:9001]}
+        routes:
+          - origin: api
+        """);
+    String refusal =
+        file
+            + ":1:21: admin.token_file: required when admin.read_token is required (was absent):"
+            + " reads must carry the bearer token this file holds";
+    assertThat(run("validate", "-c", file.toString())).isEqualTo(1);
+    assertThat(err.toString().lines()).containsExactly(refusal, file + ": invalid (1 error)");
+    err.getBuffer().setLength(0);
+    assertThat(run("run", "-c", file.toString())).isEqualTo(1);
+    assertThat(err.toString().lines())
+        .containsExactly(refusal, file + ": invalid (1 error)", file + ": not started");
+  }
+
+  @Test
   void missingOrUnreadableFileExitsTwo(@TempDir Path dir) {
     Path missing = dir.resolve("nope.yaml");
     assertThat(run("validate", "-c", missing.toString())).isEqualTo(2);

@@ -231,6 +231,65 @@ class ConfigValidationTest {
   }
 
   @Test
+  void adminHostsAndReadTokenAreCheckedWithTheirPaths(@TempDir Path dir) throws Exception {
+    String base = "origins: {api: {hosts: [127.0.0.1:1]}}\nroutes: [{origin: api}]\n";
+    InvalidConfigException e =
+        refused(
+            """
+            admin:
+              listen: 127.0.0.1:9901
+              hosts: [admin.internal:9901, "bad host", {a: 1}, admin.internal, "[::1]"]
+              read_token: required
+            """
+                + base,
+            dir);
+    assertThat(e.errors().stream().map(ConfigProblem::toString))
+        .containsExactly(
+            "admin.hosts[0]: must be a host name or IP address without a port, like"
+                + " admin.internal or 10.0.0.5 (any port is accepted), was 'admin.internal:9901'",
+            "admin.hosts[1]: must be a host name or IP address without a port, like"
+                + " admin.internal or 10.0.0.5 (any port is accepted), was 'bad host'",
+            "admin.hosts[2]: must be a host name or IP address without a port, like"
+                + " admin.internal or 10.0.0.5 (any port is accepted), was a mapping",
+            "admin.token_file: required when admin.read_token is required (was absent): reads"
+                + " must carry the bearer token this file holds");
+    ConfigProblem readToken = e.errors().get(3);
+    assertThat(readToken.line()).isEqualTo(4);
+    assertThat(readToken.column()).isEqualTo(15);
+    assertThat(errors("admin: {read_token: always}\n" + base))
+        .containsExactly("admin.read_token: must be one of optional, required, was 'always'");
+
+    Files.writeString(dir.resolve("empty.token"), " \n");
+    assertThat(
+            refused("admin: {token_file: empty.token, read_token: required}\n" + base, dir)
+                .errors())
+        .singleElement()
+        .asString()
+        .startsWith("admin.token_file: must hold the bearer token, was 'empty.token' (")
+        .endsWith("empty.token is empty)");
+
+    Files.writeString(dir.resolve("admin.token"), "s3cret\n");
+    AdminConfig ok =
+        ConfigLoader.parse(
+                """
+                admin:
+                  token_file: admin.token
+                  hosts: [Admin.Internal, 10.0.0.5, "[fd00::5]", "::1"]
+                  read_token: required
+                """
+                    + base,
+                "t",
+                dir)
+            .config()
+            .admin();
+    assertThat(ok.hosts()).containsExactly("admin.internal", "10.0.0.5", "fd00::5", "::1");
+    assertThat(ok.readToken()).isEqualTo(AdminConfig.ReadToken.REQUIRED);
+    AdminConfig defaults = ConfigLoader.parse(base, "t", dir).config().admin();
+    assertThat(defaults.hosts()).isEmpty();
+    assertThat(defaults.readToken()).isEqualTo(AdminConfig.ReadToken.OPTIONAL);
+  }
+
+  @Test
   void originTimeoutNotSmallerThanRouteTimeoutIsAWarning() throws Exception {
     assertThat(
             warnings(
@@ -346,7 +405,8 @@ class ConfigValidationTest {
                 routes: {origin: api}
                 """))
         .containsExactly(
-            "admin: must be a mapping with keys listen, token_file, was '127.0.0.1:9901'",
+            "admin: must be a mapping with keys listen, token_file, hosts, read_token, was"
+                + " '127.0.0.1:9901'",
             "origins.api.timeout: must be a duration like 250ms, 3s, 5m or 1h, was a mapping",
             "origins.api.breaker: must be a mapping with keys scope, mode, window, buckets, window_size,"
                 + " min_requests, failure_rate, slow, connect_failures, open, half_open, ramp,"
