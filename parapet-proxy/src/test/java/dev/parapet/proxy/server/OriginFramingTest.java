@@ -204,6 +204,40 @@ class OriginFramingTest {
   }
 
   @Test
+  void aBodyCutOffByTheOriginIsNeitherClaimedAsStoredNorStored() throws Exception {
+    String cut = STORABLE + "Content-Length: 100\r\n\r\n" + "x".repeat(10);
+    RawOrigin o = fx.closeLater(RawOrigin.answeringThenClosing(cut));
+    ProxyServer p = cachingProxy(o.address());
+    for (int i = 1; i <= 2; i++) {
+      String answer = raw(p.port(), "GET /a HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+      assertThat(answer).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\n" + "x".repeat(10));
+      assertThat(fields(answer, "Cache-Status"))
+          .containsExactly(NAME + "; fwd=miss; fwd-status=200");
+      assertThat(o.requests()).hasSize(i);
+    }
+    assertThat(p.cache().total(EdgeCache.Status.STORED)).isZero();
+  }
+
+  @Test
+  void aBodyThatFollowsItsHeadInPiecesIsStoredWithoutAClaimMadeInAdvance() throws Exception {
+    // Longer than the piece the origin connection passes on at once (8 KiB): the head goes out
+    // with the first piece, before the end of the body is known.
+    String body = "y".repeat(20 * 1024);
+    RawOrigin o =
+        fx.closeLater(
+            RawOrigin.answering(STORABLE + "Content-Length: " + body.length() + "\r\n\r\n" + body));
+    ProxyServer p = cachingProxy(o.address());
+    HttpResponse<String> first = fx.get(p.port(), "/a");
+    assertThat(first.body()).isEqualTo(body);
+    assertThat(cacheStatus(first)).isEqualTo(NAME + "; fwd=miss; fwd-status=200");
+    HttpResponse<String> second = fx.get(p.port(), "/a");
+    assertThat(second.body()).isEqualTo(body);
+    assertThat(cacheStatus(second)).startsWith(NAME + "; hit");
+    assertThat(o.requests()).hasSize(1);
+    assertThat(p.cache().total(EdgeCache.Status.STORED)).isEqualTo(1);
+  }
+
+  @Test
   void anInterimResponseOtherThan101IsSkippedAndTheConnectionReused() throws Exception {
     RawOrigin o =
         fx.closeLater(
