@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  *   edge-1; hit; ttl=42                        fresh hit
  *   edge-1; hit; ttl=-42; detail="stale breaker-open"   stale served, origin not asked
- *   edge-1; fwd=miss; fwd-status=200; stored   miss, fetched and stored
+ *   edge-1; fwd=miss; fwd-status=200; stored   miss, fetched and stored before the head went out
  *   edge-1; fwd=stale; fwd-status=304; ttl=60  revalidated
  *   edge-1; fwd=miss; collapsed                answered by another request's fetch
  * </pre>
@@ -86,7 +86,10 @@ public final class CacheStatus {
     return this;
   }
 
-  /** The response was stored. */
+  /**
+   * The response was stored (RFC 9211 §2.5): said once it is, never of a body still to come, which
+   * may yet be cut off or refused by the store.
+   */
   public CacheStatus stored() {
     this.stored = true;
     return this;

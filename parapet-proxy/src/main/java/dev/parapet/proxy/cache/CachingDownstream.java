@@ -108,6 +108,17 @@ public final class CachingDownstream implements Downstream {
   private Collapser.@Nullable Flight<CacheKey, CachedResponse> flight;
   private @Nullable Recorder recorder;
 
+  /**
+   * The head of the response being recorded, held until its first content: {@code Cache-Status}
+   * says {@code stored} only if that content ends the body and the store took it, never as a
+   * promise that a cut-off body or a refused store breaks. The client waits for nothing: the
+   * HTTP/1.1 connection flushes a head with the first content anyway. A response that stops before
+   * (reset, client gone) is {@link Mode#ANSWERED} or {@link Mode#GONE}, so the head is never sent.
+   */
+  private @Nullable Held held;
+
+  private record Held(HttpResponse head, @Nullable String proxyStatus, CacheStatus status) {}
+
   private CachingDownstream(
       CacheServices cs,
       Downstream delegate,
@@ -341,13 +352,13 @@ public final class CachingDownstream implements Downstream {
         delegate.head(response, proxyStatus);
       }
       case FORWARD, REFRESH -> {
-        FullHttpResponse instead = onOriginHead(response);
+        FullHttpResponse instead = onOriginHead(response, proxyStatus);
         if (instead != null) {
           ReferenceCountUtil.release(response);
           answerEarly(instead);
         } else if (mode == Mode.ANSWERED) {
           ReferenceCountUtil.release(response); // a refresh merged a 304: nothing to pass on
-        } else {
+        } else if (held == null) {
           delegate.head(response, proxyStatus);
         }
       }
@@ -357,9 +368,10 @@ public final class CachingDownstream implements Downstream {
 
   /**
    * The origin's response head: an answer to write instead (a merged 304, a stale copy), or null to
-   * forward it — with {@code Cache-Status} added, and teed when storable.
+   * forward it — with {@code Cache-Status} added, or teed and {@link #held} when storable.
    */
-  private @Nullable FullHttpResponse onOriginHead(HttpResponse response) {
+  private @Nullable FullHttpResponse onOriginHead(
+      HttpResponse response, @Nullable String proxyStatus) {
     long now = cs.ticker().read();
     int status = response.status().code();
     HttpHeaders headers = response.headers();
@@ -421,16 +433,16 @@ public final class CachingDownstream implements Downstream {
     long max = edge.store().maxObjectBytes();
     if (verdict.isStorable() && declared <= max) {
       recorder = new Recorder(status, headers.copy(), now, wall, max, declared);
-      s.stored();
       edge.clearPass(k);
+      held = new Held(response, proxyStatus, s);
     } else {
       if (!head && !background) {
         edge.markPass(k);
       }
       endFlight(null, FetchFailed.notShared("not shareable: " + verdict));
+      addStatus(headers, s);
     }
     countUnlessBackground(EdgeCache.Status.MISS);
-    addStatus(headers, s);
     return null;
   }
 
@@ -440,6 +452,7 @@ public final class CachingDownstream implements Downstream {
       content.release();
       return;
     }
+    boolean stored = false;
     Recorder r = recorder;
     if (r != null) {
       boolean last = content instanceof LastHttpContent;
@@ -450,12 +463,19 @@ public final class CachingDownstream implements Downstream {
         recorder = null;
         CachedResponse e = r.finish(clientHeaders, startNanos, defaultTtlNanos);
         if (edge.store().store(requireKey(), e)) {
+          stored = true;
           cs.count(EdgeCache.Status.STORED);
           endFlight(e, null);
         } else {
           endFlight(null, FetchFailed.notShared("larger than the largest object stored"));
         }
       }
+    }
+    Held h = held;
+    if (h != null) {
+      held = null;
+      addStatus(h.head().headers(), stored ? h.status().stored() : h.status());
+      delegate.head(h.head(), h.proxyStatus());
     }
     delegate.content(content);
   }

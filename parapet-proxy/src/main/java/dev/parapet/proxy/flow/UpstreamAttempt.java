@@ -218,14 +218,9 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
           Outcome.MALFORMED_RESPONSE);
     } else if (msg instanceof HttpResponse resp) {
       if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-        // Interim responses (100, 103) are not forwarded; 101 would need an upgrade we refuse.
+        // Interim responses (100, 103) are not forwarded; the decoder refuses a 101 (no upgrade is
+        // ever asked for), so none of them changes what the connection carries.
         ReferenceCountUtil.release(msg);
-        if (resp.status().code() == 101) {
-          fail(
-              ProxyError.MALFORMED_RESPONSE,
-              "origin switched protocols",
-              Outcome.MALFORMED_RESPONSE);
-        }
         return;
       }
       originKeepAlive = HttpUtil.isKeepAlive(resp);

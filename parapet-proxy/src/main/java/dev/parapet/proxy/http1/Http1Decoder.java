@@ -12,7 +12,6 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -42,8 +41,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Why not Netty's {@code HttpObjectDecoder}: it copies each value into a string and each field
  * into a validating hash table, which the proxy then edits and re-encodes field by field; here a
  * head is copied once, and unchanged fields are written on as the bytes they came in. It is also
- * stricter where a proxy must be: Transfer-Encoding with Content-Length, obsolete line folding and
- * conflicting lengths are errors (RFC 9112 §6.1, §5.2, §6.3), not repaired guesses.
+ * stricter where a proxy must be: Transfer-Encoding with Content-Length, obsolete line folding,
+ * conflicting lengths and bare line feeds are errors (RFC 9112 §6.1, §5.2, §6.3, §2.2), not
+ * repaired guesses.
  */
 public abstract class Http1Decoder extends ByteToMessageDecoder {
   /** Header names seen in most requests and responses, in the two spellings they come in. */
@@ -247,8 +247,7 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       case CHUNK_END -> {
         byte b = in.getByte(in.readerIndex());
         if (b == '\n') {
-          lineFeedOnly("the end of chunk data");
-          in.skipBytes(1);
+          throw bareLineFeed("the end of chunk data");
         } else if (b == '\r') {
           if (in.readableBytes() < 2) {
             return false;
@@ -302,14 +301,13 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
   }
 
   /**
-   * A line {@code where} ends with a bare line feed: accepted in a response (a proxy repairs what
-   * it forwards), refused in a request (RFC 9112 §2.2 lets a server refuse it, and a line end read
-   * two ways is what request smuggling is made of).
+   * A line {@code where} ends with a bare line feed: refused in requests and responses alike. RFC
+   * 9112 §2.2 lets a recipient accept it, but a line end that one parser takes for a line end and
+   * another for part of a value is what request smuggling (and, from an origin that lets a value be
+   * injected, response splitting) is made of.
    */
-  private void lineFeedOnly(String where) {
-    if (request) {
-      throw new ProblemException("a bare line feed ends " + where);
-    }
+  private static ProblemException bareLineFeed(String where) {
+    return new ProblemException("a bare line feed ends " + where);
   }
 
   /**
@@ -372,19 +370,19 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
    * name up to its colon, then the value up to its line end, each found eight bytes at a time; a
    * name is a common one (a token by construction) or checked to be a token, so a colon found on a
    * later line cannot pass. Every line ends with a line feed (see {@link #sectionEnd}), which stops
-   * each search. In a request, whitespace before the colon and a bare line feed are errors (RFC
-   * 9112 §5.1, §2.2: a server rejects the first, and may the second, which lets a line be read two
-   * ways); a proxy repairs both in a response.
+   * each search; a bare one is an error ({@link #bareLineFeed}). Whitespace before the colon is an
+   * error in a request and removed from a response (RFC 9112 §5.1: a server rejects it, a proxy
+   * removes it from a response before forwarding it).
    */
   final void readFields(byte[] b, int pos, HeaderList h) {
     int n = b.length;
     while (true) {
       int j = pos;
       byte c = b[j];
-      if (c == '\n' || (c == '\r' && b[j + 1] == '\n')) {
-        if (c == '\n') {
-          lineFeedOnly("the empty line ending a header section");
-        }
+      if (c == '\n') {
+        throw bareLineFeed("the empty line ending a header section");
+      }
+      if (c == '\r' && b[j + 1] == '\n') {
         return; // the empty line: end of the section
       }
       if (c == ' ' || c == '\t') {
@@ -416,16 +414,13 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
         }
         j++;
       }
-      int lineFeed;
-      if (c == '\r' && b[j + 1] == '\n') {
-        lineFeed = j + 1;
-      } else if (c == '\n') {
-        lineFeedOnly("a header field line");
-        lineFeed = j;
-        verbatim = false; // a bare line feed: the line is written on with CRLF
-      } else {
+      if (c == '\n') {
+        throw bareLineFeed("a header field line");
+      }
+      if (c != '\r' || b[j + 1] != '\n') {
         throw new ProblemException("a control character in the value of " + text(b, pos, nameEnd));
       }
+      int lineFeed = j + 1;
       int valueEnd = j;
       while (valueEnd > valueStart && isOws(b[valueEnd - 1])) {
         valueEnd--;
@@ -445,10 +440,10 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       return false;
     }
     int i = in.readerIndex();
-    int end = lf > i && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
-    if (end == lf) {
-      lineFeedOnly("a chunk size line");
+    if (lf == i || in.getByte(lf - 1) != '\r') {
+      throw bareLineFeed("a chunk size line");
     }
+    int end = lf - 1;
     long size = 0;
     int digits = 0;
     for (; i < end; i++) {
@@ -542,11 +537,15 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
    * as any earlier field's. Why not Netty's {@code HttpUtil.normalizeAndGetContentLength}: it wants
    * the values as a list and turns each into a String (split with {@code String.split} when it
    * holds a list), allocations on every response, and it skips the same-number check for HTTP/1.0
-   * responses, which a proxy must not.
+   * responses, which a proxy must not. An empty value is invalid too: read as "no length", it would
+   * let a body be taken for the next message.
    */
   static long contentLength(CharSequence value, long before) {
     long length = -1;
     int n = value.length();
+    if (n == 0) {
+      throw new ProblemException("invalid Content-Length: an empty value");
+    }
     int i = 0;
     while (i < n) {
       int start = i;
@@ -581,10 +580,6 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
         }
       }
     }
-    if (length < 0) {
-      // Read as absent it would leave the body's length to the next parser's guess.
-      throw new ProblemException("an empty Content-Length");
-    }
     if (before >= 0 && before != length) {
       throw new ProblemException("conflicting Content-Length fields");
     }
@@ -594,19 +589,6 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
   /** A value's character as the byte it came as (values are ISO-8859-1). */
   static byte at(CharSequence value, int i) {
     return (byte) value.charAt(i);
-  }
-
-  static boolean lastCodingIsChunked(CharSequence value) {
-    int end = value.length();
-    while (end > 0 && (isOws(at(value, end - 1)) || at(value, end - 1) == ',')) {
-      end--;
-    }
-    int start = end;
-    while (start > 0 && at(value, start - 1) != ',' && !isOws(at(value, start - 1))) {
-      start--;
-    }
-    return end - start == 7
-        && AsciiString.regionMatches(value, true, start, HttpHeaderValues.CHUNKED, 0, 7);
   }
 
   /** The index of the first ':' in {@code b[from, to)}, or -1; eight bytes at a time. */

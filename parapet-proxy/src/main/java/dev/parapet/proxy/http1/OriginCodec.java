@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
@@ -16,6 +17,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -96,8 +98,24 @@ public final class OriginCodec {
    * Decodes origin responses (see {@link Http1Decoder}): the head into a {@link
    * DefaultHttpResponse} with {@link HeaderList}, the body framed by Content-Length, chunked coding
    * or the connection's close. Interim (1xx) responses come alone, without a content of their own,
-   * and do not answer a request; the response to a HEAD, a 204 and a 304 have no body. A malformed
-   * head becomes a 502 whose decoder result is the failure.
+   * and do not answer a request; the response to a HEAD, a 204 and a 304 have no body.
+   *
+   * <p>It is as strict as the request side ({@link RequestDecoder}) wherever a proxy and the next
+   * recipient could read a response's framing differently, which would let one response's bytes be
+   * taken for another's, or a corrupt body be stored and served from the cache. Refused: a status
+   * line that is not {@code HTTP/1.x SP 3DIGIT [SP reason]} with a code from 100 to 599; a bare
+   * line feed ending any line (head, chunk sizes, chunk ends, trailers); obsolete line folding; a
+   * control character in a value; an invalid header name; a Content-Length that is empty, not
+   * digits, too large, or a list or repeated field of differing numbers; any transfer coding but
+   * one {@code chunked} ({@code gzip, chunked}, {@code chunked, chunked}, an unknown coding: RFC
+   * 9112 §6.3 would frame them, but this proxy decodes no other coding, and a body passed on or
+   * stored with a coding still applied and no field saying so is corrupt); Transfer-Encoding with
+   * Content-Length, or in an HTTP/1.0 response (§6.1); a {@code 101} (the proxy never asks for an
+   * upgrade); a head over its limit. A refused head becomes a 502 whose decoder result is the
+   * failure; a body whose framing fails ends with a failed last content. Either way the
+   * connection's input is dropped and the connection is not reused. Repaired instead, as RFC 9110
+   * §8.6 and RFC 9112 §5.1 let a proxy: equal lengths ({@code 5, 5}, or two fields of {@code 5})
+   * become one {@code Content-Length: 5}, and whitespace before a field's colon is removed.
    */
   public static final class ResponseDecoder extends Http1Decoder {
     private final ArrayDeque<HttpMethod> methods;
@@ -121,12 +139,15 @@ public final class OriginCodec {
     void parseHead(byte[] b, List<Object> out) {
       int n = b.length;
       int eol = indexOf(b, 0, n, (byte) '\n');
-      int lineEnd = eol > 0 && b[eol - 1] == '\r' ? eol - 1 : eol;
+      if (eol < 1 || b[eol - 1] != '\r') {
+        throw new ProblemException("a status line not ended by CRLF");
+      }
+      int lineEnd = eol - 1;
       if (lineEnd > maxInitialLineLength) {
         throw new TooLongHttpLineException(
             "status line longer than " + maxInitialLineLength + " bytes");
       }
-      if (n - eol > maxHeaderSize) {
+      if (n - eol - 1 > maxHeaderSize) {
         throw new TooLongHttpHeaderException(
             "response header section larger than " + maxHeaderSize + " bytes");
       }
@@ -139,20 +160,18 @@ public final class OriginCodec {
         throw new ProblemException(
             "not an HTTP/1.1 or HTTP/1.0 status line: " + text(b, 0, lineEnd));
       }
-      int i = 8;
-      if (i >= lineEnd || b[i] != ' ') {
-        throw new ProblemException("no status code: " + text(b, 0, lineEnd));
-      }
-      while (i < lineEnd && b[i] == ' ') {
-        i++;
-      }
-      if (i + 3 > lineEnd
-          || !isDigit(b[i])
+      int i = 9; // one space after the version (RFC 9112 §4)
+      if (lineEnd < i + 3
+          || b[i - 1] != ' '
+          || b[i] < '1'
+          || b[i] > '5'
           || !isDigit(b[i + 1])
           || !isDigit(b[i + 2])
-          || (i + 3 < lineEnd && b[i + 3] != ' ')
-          || b[i] == '0') {
-        throw new ProblemException("invalid status code: " + text(b, 0, lineEnd));
+          || (i + 3 < lineEnd && b[i + 3] != ' ')) {
+        throw new ProblemException(
+            "invalid status line: "
+                + text(b, 0, lineEnd)
+                + " (expected: HTTP/1.x, one space, a status code from 100 to 599)");
       }
       int code = (b[i] - '0') * 100 + (b[i + 1] - '0') * 10 + (b[i + 2] - '0');
       i += 3;
@@ -169,22 +188,14 @@ public final class OriginCodec {
       // Room for about as many fields as the head has lines (~28 bytes each), and two added.
       HeaderList h = new HeaderList(b, (n - eol) / 28 + 2);
       readFields(b, eol + 1, h);
-      long contentLength = -1;
-      int lastTransferEncoding = -1;
-      for (int f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, 0); f >= 0; ) {
-        contentLength = contentLength(h.valueAt(f), contentLength);
-        f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, f + 1);
-      }
-      for (int f = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, 0); f >= 0; ) {
-        lastTransferEncoding = f;
-        f = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, f + 1);
-      }
-      boolean transferEncoding = lastTransferEncoding >= 0;
-      // the last field's last coding decides
-      boolean chunked = transferEncoding && lastCodingIsChunked(h.valueAt(lastTransferEncoding));
+      long contentLength = normalizedContentLength(h);
+      int te = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, 0);
 
       HttpResponse response = new DefaultHttpResponse(version, status, h);
       if (code < 200) {
+        if (code == 101) {
+          throw new ProblemException("101 Switching Protocols, though no upgrade was asked for");
+        }
         out.add(response);
         return; // interim: no body, and the final response is still to come
       }
@@ -194,12 +205,12 @@ public final class OriginCodec {
         out.add(LastHttpContent.EMPTY_LAST_CONTENT);
         return;
       }
-      if (transferEncoding && contentLength >= 0) {
-        throw new ProblemException("Transfer-Encoding and Content-Length in one response");
+      if (te >= 0) {
+        checkChunkedOnly(h, te, version, contentLength);
       }
       out.add(response);
-      if (transferEncoding) {
-        state = chunked ? State.CHUNK_SIZE : State.UNTIL_CLOSE;
+      if (te >= 0) {
+        state = State.CHUNK_SIZE;
       } else if (contentLength == 0) {
         out.add(LastHttpContent.EMPTY_LAST_CONTENT);
       } else if (contentLength > 0) {
@@ -207,6 +218,52 @@ public final class OriginCodec {
         state = State.FIXED;
       } else {
         state = State.UNTIL_CLOSE;
+      }
+    }
+
+    /**
+     * The response's Content-Length, or -1 without one. Equal values in a list or in several fields
+     * are one length (RFC 9110 §8.6 lets a recipient take them so), and are passed on as one field:
+     * the next recipient does not have to make the same choice.
+     */
+    private static long normalizedContentLength(HeaderList h) {
+      int first = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, 0);
+      if (first < 0) {
+        return -1;
+      }
+      long length = -1;
+      boolean repeated = false;
+      for (int f = first; f >= 0; ) {
+        CharSequence v = h.valueAt(f);
+        length = contentLength(v, length);
+        int next = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, f + 1);
+        repeated |= next >= 0 || AsciiString.indexOf(v, ',', 0) >= 0;
+        f = next;
+      }
+      if (repeated) {
+        h.set(h.nameAt(first), Long.toString(length)); // in the case the origin wrote it
+      }
+      return length;
+    }
+
+    /**
+     * Transfer-Encoding in a response with a body: one field of {@code chunked}, the only coding
+     * this proxy frames by, in an HTTP/1.1 response without Content-Length (RFC 9112 §6.1, §6.3).
+     */
+    private static void checkChunkedOnly(
+        HeaderList h, int te, HttpVersion version, long contentLength) {
+      if (h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, te + 1) >= 0
+          || !AsciiString.contentEqualsIgnoreCase(h.valueAt(te), HttpHeaderValues.CHUNKED)) {
+        throw new ProblemException(
+            "Transfer-Encoding : "
+                + String.join(", ", h.getAll(HttpHeaderNames.TRANSFER_ENCODING))
+                + " (expected: chunked alone)");
+      }
+      if (version == HttpVersion.HTTP_1_0) {
+        throw new ProblemException("Transfer-Encoding in an HTTP/1.0 response");
+      }
+      if (contentLength >= 0) {
+        throw new ProblemException("Transfer-Encoding and Content-Length in one response");
       }
     }
 

@@ -195,6 +195,7 @@ class RequestDecoderTest {
             "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 5\r\n\r\nhello",
             "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\nhello",
             "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0x5\r\n\r\nhello",
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \r\n\r\nhello",
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nhello",
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
