@@ -547,6 +547,9 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
   static long contentLength(CharSequence value, long before) {
     long length = -1;
     int n = value.length();
+    if (n == 0) {
+      throw new ProblemException("invalid Content-Length: empty (expected: digits)");
+    }
     int i = 0;
     while (i < n) {
       int start = i;
@@ -592,14 +595,20 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     return (byte) value.charAt(i);
   }
 
+  /**
+   * Whether a Transfer-Encoding list's last element is {@code chunked} (not so {@code x chunked}).
+   */
   static boolean lastCodingIsChunked(CharSequence value) {
     int end = value.length();
     while (end > 0 && (isOws(at(value, end - 1)) || at(value, end - 1) == ',')) {
       end--;
     }
     int start = end;
-    while (start > 0 && at(value, start - 1) != ',' && !isOws(at(value, start - 1))) {
+    while (start > 0 && at(value, start - 1) != ',') {
       start--;
+    }
+    while (start < end && isOws(at(value, start))) {
+      start++;
     }
     return end - start == 7
         && AsciiString.regionMatches(value, true, start, HttpHeaderValues.CHUNKED, 0, 7);
