@@ -71,7 +71,7 @@ for target in "${targets[@]}"; do
   if [ "$status" -ne 0 ] && [ "$findings" -eq 0 ]; then
     findings=1 # Jazzer stopped for another reason (a timeout, out of memory): look at the log
   fi
-  rate=$(awk -v n="$runs" -v s="$took" 'BEGIN { printf "%.0f", s > 0 ? n / s : n }')
+  rate=$(awk -v n="$runs" -v s="$took" 'BEGIN { printf "%.0f", (s > 0 ? n / s : n) }')
   rows+=("| $class#$method | $runs | $took | $rate | $(find "$dir" -type f | wc -l) | $findings |")
   if [ "$findings" -gt 0 ]; then
     found=1
