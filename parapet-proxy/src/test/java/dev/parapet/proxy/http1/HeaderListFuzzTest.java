@@ -17,6 +17,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -56,7 +57,7 @@ class HeaderListFuzzTest {
         end < 0
             ? (new String(data, StandardCharsets.ISO_8859_1) + "\r\n\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1)
-            : java.util.Arrays.copyOf(data, end);
+            : Arrays.copyOf(data, end);
     HeaderList h = decode(section);
     if (h == null) {
       return; // refused by the decoder: the decoder tests cover that

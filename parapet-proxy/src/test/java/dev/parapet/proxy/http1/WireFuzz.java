@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -405,7 +406,7 @@ final class WireFuzz {
         assertThat(end.trailers).as("trailers outside chunked coding").isEmpty();
       }
       for (Field t : end.trailers) {
-        assertThat(t.name.toLowerCase(java.util.Locale.ROOT))
+        assertThat(t.name.toLowerCase(Locale.ROOT))
             .as("a framing field among trailers")
             .isNotIn("content-length", "transfer-encoding", "trailer");
         checkField(t);
