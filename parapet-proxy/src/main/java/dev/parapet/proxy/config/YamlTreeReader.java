@@ -1,8 +1,10 @@
 package dev.parapet.proxy.config;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
@@ -33,32 +35,42 @@ final class YamlTreeReader {
    */
   YamlNode.@Nullable Mapping read(String yaml) throws IOException {
     try (JsonParser p = FACTORY.createParser(yaml)) {
-      JsonToken first = p.nextToken();
-      if (first == null) {
-        return null;
+      try {
+        return document(p);
+      } catch (StreamConstraintsException e) {
+        // Jackson's limits (nesting deeper than 1000, ...) come without a location: the parser's
+        // is where it stopped.
+        throw new JsonParseException(p, e.getOriginalMessage(), e);
       }
-      YamlNode root = value(p, "");
-      if (p.nextToken() != null) {
-        problems.add(
-            ConfigProblem.error(
-                "",
-                "must be a single YAML document, found a second one",
-                location(p.currentTokenLocation())));
-      }
-      if (root instanceof YamlNode.Mapping m) {
-        return m;
-      }
-      if (root instanceof YamlNode.Scalar s && s.isNull()) {
-        return null;
-      }
+    }
+  }
+
+  private YamlNode.@Nullable Mapping document(JsonParser p) throws IOException {
+    JsonToken first = p.nextToken();
+    if (first == null) {
+      return null;
+    }
+    YamlNode root = value(p, "");
+    if (p.nextToken() != null) {
       problems.add(
           ConfigProblem.error(
               "",
-              "must be a mapping of keys such as name, listen, origins and routes, was "
-                  + root.describe(),
-              root.location()));
-      return new YamlNode.Mapping(Map.of(), root.location());
+              "must be a single YAML document, found a second one",
+              location(p.currentTokenLocation())));
     }
+    if (root instanceof YamlNode.Mapping m) {
+      return m;
+    }
+    if (root instanceof YamlNode.Scalar s && s.isNull()) {
+      return null;
+    }
+    problems.add(
+        ConfigProblem.error(
+            "",
+            "must be a mapping of keys such as name, listen, origins and routes, was "
+                + root.describe(),
+            root.location()));
+    return new YamlNode.Mapping(Map.of(), root.location());
   }
 
   private YamlNode value(JsonParser p, String path) throws IOException {

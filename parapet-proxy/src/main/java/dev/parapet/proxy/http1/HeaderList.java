@@ -408,24 +408,39 @@ public final class HeaderList extends HttpHeaders {
   }
 
   /**
-   * Whether a {@code name} field lists {@code value}. One field holding one element (Connection:
-   * keep-alive, Transfer-Encoding: chunked, what nearly every message carries) is compared in
-   * place; lists go to Netty's own matching over {@link #valueCharSequenceIterator}.
+   * Whether a {@code name} field lists {@code value} (elements between commas, whitespace around
+   * them ignored), compared in place. Not Netty's list matching, which trims with {@code
+   * AsciiString.trim}: that compares signed bytes, so it strips obs-text (bytes from 0x80) off the
+   * ends of a received value as if it were whitespace (byte 0xFF then {@code close} would list
+   * close).
    */
   @Override
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
-    int i = indexOf(name, 0);
-    if (i < 0) {
-      return false;
+    for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
+      CharSequence v = value(i);
+      int end = -1;
+      while (end < v.length()) {
+        int start = end + 1;
+        end = AsciiString.indexOf(v, ',', start);
+        end = end < 0 ? v.length() : end;
+        int e = end;
+        while (start < e && isOws(v.charAt(start))) {
+          start++;
+        }
+        while (e > start && isOws(v.charAt(e - 1))) {
+          e--;
+        }
+        if (e - start == value.length()
+            && AsciiString.regionMatches(v, ignoreCase, start, value, 0, e - start)) {
+          return true;
+        }
+      }
     }
-    CharSequence v = value(i);
-    if (indexOf(name, i + 1) >= 0 || AsciiString.indexOf(v, ',', 0) >= 0) {
-      return super.containsValue(name, value, ignoreCase);
-    }
-    CharSequence element = AsciiString.trim(v);
-    return ignoreCase
-        ? AsciiString.contentEqualsIgnoreCase(element, value)
-        : AsciiString.contentEquals(element, value);
+    return false;
+  }
+
+  private static boolean isOws(char c) {
+    return c == ' ' || c == '\t';
   }
 
   /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */

@@ -544,7 +544,7 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     long length = -1;
     int n = value.length();
     if (n == 0) {
-      throw new ProblemException("invalid Content-Length: an empty value");
+      throw new ProblemException("invalid Content-Length: empty (expected: digits)");
     }
     int i = 0;
     while (i < n) {
