@@ -1,6 +1,7 @@
 package dev.parapet.proxy.http1;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -82,6 +83,23 @@ public final class OriginCodec {
         methods.offer(r.method());
       }
       super.encode(ctx, msg, out);
+    }
+
+    /**
+     * The request line with the target's bytes as they came: the decoder read them as ISO-8859-1,
+     * one character per byte, and Netty's encoder would write the target as UTF-8, so a client's
+     * {@code /caf\u00e9} byte 0xE9 would reach the origin as the two bytes 0xC3 0xA9, another
+     * target (and another cache entry than the origin's own links name).
+     */
+    @Override
+    protected void encodeInitialLine(ByteBuf buf, HttpRequest request) {
+      ByteBufUtil.copy(request.method().asciiName(), buf);
+      buf.writeByte(' ');
+      String uri = request.uri();
+      buf.writeCharSequence(uri.isEmpty() ? "/" : uri, StandardCharsets.ISO_8859_1);
+      buf.writeByte(' ');
+      buf.writeCharSequence(request.protocolVersion().text(), StandardCharsets.US_ASCII);
+      buf.writeShort(('\r' << 8) | '\n');
     }
 
     @Override

@@ -268,6 +268,10 @@ class HostileRequestCorpusTest {
             get("X-Original-URL: /admin\r\nX-Rewrite-URL: /admin\r\n"),
             s -> assertThat(s.head().toLowerCase(java.util.Locale.ROOT)).doesNotContain("/admin")),
         forwarded(
+            "a target's bytes outside ASCII go on as they came",
+            "GET /caf\u00e9?q=\u00ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            s -> assertThat(s.head()).startsWith("GET /caf\u00e9?q=\u00ff HTTP/1.1\r\n")),
+        forwarded(
             "an HTTP/1.0 request is forwarded as HTTP/1.1 with its Host",
             "GET /p HTTP/1.0\r\nHost: x\r\n\r\n",
             s -> assertThat(s.head()).startsWith("GET /p HTTP/1.1\r\n").contains("host: x\r\n")));
