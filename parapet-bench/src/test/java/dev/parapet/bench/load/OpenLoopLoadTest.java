@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
@@ -14,6 +15,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -39,6 +41,15 @@ class OpenLoopLoadTest {
   /** A keep-alive server on loopback answering every request with {@code status}; counts them. */
   private URI server(HttpResponseStatus status, AtomicInteger requests)
       throws InterruptedException {
+    return server(status, requests, false);
+  }
+
+  /**
+   * A server on loopback answering every request with {@code status}, with {@code Connection:
+   * close} and closing the connection after each answer when {@code close}; counts them.
+   */
+  private URI server(HttpResponseStatus status, AtomicInteger requests, boolean close)
+      throws InterruptedException {
     Channel ch =
         new ServerBootstrap()
             .group(servers)
@@ -59,7 +70,13 @@ class OpenLoopLoadTest {
                                 DefaultFullHttpResponse r =
                                     new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
                                 r.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
-                                ctx.writeAndFlush(r);
+                                if (close) {
+                                  r.headers()
+                                      .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                                  ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+                                } else {
+                                  ctx.writeAndFlush(r);
+                                }
                               }
                             });
                   }
@@ -93,5 +110,43 @@ class OpenLoopLoadTest {
     assertThat(rb.latency().getTotalCount()).isEqualTo(200);
     assertThat(ra.describe("t1.")).contains("t1.url " + a, "t1.status_200 200", "t1.p99_ms ");
     assertThat(rb.describe("")).startsWith("rate_achieved ").contains("status_503 200");
+  }
+
+  @Test
+  void figuresPerStatusAndPerIntervalCountEachMeasuredRequestOnce() throws Exception {
+    AtomicInteger requests = new AtomicInteger();
+    URI a = server(HttpResponseStatus.SERVICE_UNAVAILABLE, requests);
+
+    // 200 req/s for 1 s after 0.5 s of warm-up, in 0.5 s intervals: 100 due in each.
+    OpenLoopLoad.Result r = OpenLoopLoad.run(List.of(a), 200, 1, 4, 0.5, 0.5).get(0);
+
+    assertThat(r.latencyByStatus()).containsOnlyKeys(503);
+    assertThat(r.latencyByStatus().get(503).getTotalCount()).isEqualTo(200);
+    assertThat(r.intervals())
+        .extracting(OpenLoopLoad.Interval::startSeconds)
+        .containsExactly(0.0, 0.5);
+    assertThat(r.intervals())
+        .allSatisfy(i -> assertThat(i.latencyByStatus().get(503).getTotalCount()).isEqualTo(100));
+    assertThat(r.describe(""))
+        .contains("status_503_p99_ms ", "interval_s 0 status 503 count 100 p50_ms ")
+        .contains("interval_s 0.5 status 503 count 100 ");
+    // Without an interval asked, no interval lines.
+    OpenLoopLoad.Result plain = OpenLoopLoad.run(List.of(a), 200, 0.2, 4, 0).get(0);
+    assertThat(plain.intervals()).isEmpty();
+    assertThat(plain.describe("")).doesNotContain("interval_s");
+  }
+
+  @Test
+  void connectionsTheServerClosesAreReplacedAndEveryRequestIsAnswered() throws Exception {
+    AtomicInteger requests = new AtomicInteger();
+    URI a = server(HttpResponseStatus.OK, requests, true);
+
+    // 2 connections, each closed after one answer: 300 requests need ~300 new connections.
+    OpenLoopLoad.Result r = OpenLoopLoad.run(List.of(a), 200, 1, 2, 0.5).get(0);
+
+    assertThat(requests.get()).isEqualTo(300);
+    assertThat(r.statuses()).isEqualTo(Map.of(200, 200L));
+    assertThat(r.errors()).isZero();
+    assertThat(r.reconnects()).isGreaterThanOrEqualTo(298);
   }
 }
