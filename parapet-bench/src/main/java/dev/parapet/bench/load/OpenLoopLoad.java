@@ -33,6 +33,8 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
@@ -53,12 +55,15 @@ import org.jspecify.annotations.Nullable;
  * admitted 200s would otherwise blur into one distribution). With {@code INTERVAL} seconds (0, the
  * default, for none) it also prints one line per interval and status, {@code interval_s START
  * status CODE count N p50_ms X p99_ms Y max_ms Z} (status {@code error} for failed requests), each
- * request counted in the interval it was due in: how a long run went, not only its sum. The first
- * {@code WARMUP} seconds of requests (default {@link #WARMUP_SECONDS}) are sent but not measured:
- * they warm this JVM's own JIT, whose compiler threads compete for the machine's cores for several
- * seconds after it starts. On two cores, requests through a proxy under test were delayed by 2-6
- * ms, a few times per 100 ms, during the generator's first 4-5 s and rarely after (the proxy's
- * access log), so the bench scripts pass 8.
+ * request counted in the interval it was due in: how a long run went, not only its sum. With {@code
+ * -Dopenloop.split=HEADER=REGEX}, the figures of each status are also given per value that REGEX's
+ * first group takes in the response's HEADER ({@code status_503.QUEUE_FULL_p99_ms} for {@code
+ * -Dopenloop.split='Proxy-Status=\(([A-Z_]+)\)'}: Parapet's sheds at arrival apart from the
+ * requests its queue dropped after a wait). The first {@code WARMUP} seconds of requests (default
+ * {@link #WARMUP_SECONDS}) are sent but not measured: they warm this JVM's own JIT, whose compiler
+ * threads compete for the machine's cores for several seconds after it starts. On two cores,
+ * requests through a proxy under test were delayed by 2-6 ms, a few times per 100 ms, during the
+ * generator's first 4-5 s and rarely after (the proxy's access log), so the bench scripts pass 8.
  *
  * <p>With several URLs, each gets {@code RATE} requests per second and its own connections and
  * figures (fields prefixed {@code t1.}, {@code t2.}, ...), their requests interleaved: the k-th
@@ -97,19 +102,48 @@ public final class OpenLoopLoad {
     int connections = args.length > 3 ? Integer.parseInt(args[3]) : 64;
     double warmup = args.length > 4 ? Double.parseDouble(args[4]) : WARMUP_SECONDS;
     double interval = args.length > 5 ? Double.parseDouble(args[5]) : 0;
-    List<Result> results = run(uris, rate, seconds, connections, warmup, interval);
+    String splitSpec = System.getProperty("openloop.split");
+    Split split = splitSpec == null ? null : Split.parse(splitSpec);
+    List<Result> results = run(uris, rate, seconds, connections, warmup, interval, split);
     for (int i = 0; i < results.size(); i++) {
       System.out.print(results.get(i).describe(results.size() == 1 ? "" : "t" + (i + 1) + "."));
     }
     System.out.flush();
   }
 
-  /** Stands for failed requests (no status) in the per-status and per-interval figures. */
-  public static final int ERROR = -1;
+  /** The key of failed requests (no status) in the per-status and per-interval figures. */
+  public static final String ERROR = "error";
+
+  /**
+   * Figures kept apart by the value a response header takes: {@code pattern}'s first group (or its
+   * whole match) found in {@code header}'s value.
+   */
+  public record Split(String header, Pattern pattern) {
+    /** {@code HEADER=REGEX}. */
+    public static Split parse(String spec) {
+      int eq = spec.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(
+            "openloop.split : " + spec + " (expected: HEADER=REGEX)");
+      }
+      return new Split(spec.substring(0, eq), Pattern.compile(spec.substring(eq + 1)));
+    }
+
+    @Nullable String key(FullHttpResponse response) {
+      String v = response.headers().get(header);
+      if (v == null) {
+        return null;
+      }
+      Matcher m = pattern.matcher(v);
+      return !m.find() ? null : m.groupCount() > 0 ? m.group(1) : m.group();
+    }
+  }
 
   /**
    * What a run measured, for one target: {@code latencyByStatus} splits {@code latency} by status
-   * ({@link #ERROR} for failed requests); {@code intervals} is empty unless an interval was asked.
+   * ({@code "200"}, {@link #ERROR} for failed requests) and, with a {@link Split}, by status and
+   * the split's value too ({@code "503.QUEUE_FULL"}); {@code intervals} is empty unless an interval
+   * was asked.
    */
   public record Result(
       URI uri,
@@ -120,7 +154,7 @@ public final class OpenLoopLoad {
       double seconds,
       Map<Integer, Long> statuses,
       Histogram latency,
-      Map<Integer, Histogram> latencyByStatus,
+      Map<String, Histogram> latencyByStatus,
       List<Interval> intervals) {
     /** One line per field, each field's name after {@code prefix}. */
     public String describe(String prefix) {
@@ -146,7 +180,7 @@ public final class OpenLoopLoad {
       b.append(String.format(Locale.ROOT, "%smax_ms %.3f%n", prefix, latency.getMaxValue() / 1e6));
       b.append(prefix).append("reconnects ").append(reconnects).append('\n');
       latencyByStatus.forEach((status, h) -> {
-        String name = prefix + "status_" + (status == ERROR ? "error" : status) + "_";
+        String name = prefix + "status_" + status + "_";
         for (double p : new double[] {50, 99, 99.9}) {
           b.append(
               String.format(
@@ -163,7 +197,7 @@ public final class OpenLoopLoad {
                         "%sinterval_s %s status %s count %d p50_ms %.3f p99_ms %.3f max_ms %.3f%n",
                         prefix,
                         trim(i.startSeconds()),
-                        status == ERROR ? "error" : status.toString(),
+                        status,
                         h.getTotalCount(),
                         h.getValueAtPercentile(50) / 1e6,
                         h.getValueAtPercentile(99) / 1e6,
@@ -182,23 +216,29 @@ public final class OpenLoopLoad {
    * measuring began, by status (2 significant digits, microseconds: a long run keeps one set per
    * interval).
    */
-  public record Interval(double startSeconds, Map<Integer, Histogram> latencyByStatus) {}
+  public record Interval(double startSeconds, Map<String, Histogram> latencyByStatus) {}
 
-  /** {@link #run(List, double, double, int, double, double)} without intervals. */
+  /** {@link #run(List, double, double, int, double, double, Split)} without intervals or split. */
   public static List<Result> run(
       List<URI> uris, double rate, double seconds, int connections, double warmup)
       throws Exception {
-    return run(uris, rate, seconds, connections, warmup, 0);
+    return run(uris, rate, seconds, connections, warmup, 0, null);
   }
 
   /**
    * Runs the load, {@code warmup} seconds unmeasured first, {@code rate} requests per second to
    * each of {@code uris}, and waits for every request to finish (or 10 s after the last was due).
    * One result per target, in the order given; figures per {@code interval} seconds too when it is
-   * above 0.
+   * above 0, and per value of {@code split} when it is given.
    */
   public static List<Result> run(
-      List<URI> uris, double rate, double seconds, int connections, double warmup, double interval)
+      List<URI> uris,
+      double rate,
+      double seconds,
+      int connections,
+      double warmup,
+      double interval,
+      @Nullable Split split)
       throws Exception {
     // Epoll where the native transport loads: its timer (timerfd) sleeps until the next request is
     // due to the nanosecond. NIO's select() takes whole milliseconds, so Netty polls without
@@ -208,7 +248,7 @@ public final class OpenLoopLoad {
         new MultiThreadIoEventLoopGroup(
             1, Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     try {
-      return new Driver(group, uris, rate, seconds, connections, warmup, interval).run();
+      return new Driver(group, uris, rate, seconds, connections, warmup, interval, split).run();
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -228,10 +268,10 @@ public final class OpenLoopLoad {
     final Histogram warmLatency = new Histogram(TimeUnit.MINUTES.toNanos(1), 3);
 
     final Map<Integer, Long> statuses = new TreeMap<>();
-    final Map<Integer, Histogram> latencyByStatus = new TreeMap<>();
+    final Map<String, Histogram> latencyByStatus = new TreeMap<>();
 
     /** Per interval index, by status; only with an interval. */
-    final TreeMap<Long, Map<Integer, Histogram>> intervals = new TreeMap<>();
+    final TreeMap<Long, Map<String, Histogram>> intervals = new TreeMap<>();
 
     long sent;
     long completed;
@@ -271,6 +311,8 @@ public final class OpenLoopLoad {
     /** Length of an interval of figures, 0 for none. */
     final long intervalNanos;
 
+    final @Nullable Split split;
+
     final CompletableFuture<Void> allDone = new CompletableFuture<>();
     long start;
     long slots;
@@ -283,7 +325,8 @@ public final class OpenLoopLoad {
         double seconds,
         int connections,
         double warmup,
-        double interval) {
+        double interval,
+        @Nullable Split split) {
       this.group = group;
       for (URI u : uris) {
         targets.add(new Target(u));
@@ -294,6 +337,7 @@ public final class OpenLoopLoad {
       this.warmupNanos = Math.round(warmupPerTarget * uris.size() * slotNanos);
       this.connections = connections;
       this.intervalNanos = Math.round(interval * 1e9);
+      this.split = split;
     }
 
     List<Result> run() throws Exception {
@@ -357,8 +401,8 @@ public final class OpenLoopLoad {
           .get();
     }
 
-    static Map<Integer, Histogram> copy(Map<Integer, Histogram> byStatus) {
-      Map<Integer, Histogram> out = new TreeMap<>();
+    static Map<String, Histogram> copy(Map<String, Histogram> byStatus) {
+      Map<String, Histogram> out = new TreeMap<>();
       byStatus.forEach((k, v) -> out.put(k, v.copy()));
       return out;
     }
@@ -404,10 +448,11 @@ public final class OpenLoopLoad {
     }
 
     /**
-     * Counts the request outstanding on {@code ch}, then gives the connection the next one due, or
-     * closes it when the server said it would not keep it ({@code reusable} false).
+     * Counts the request outstanding on {@code ch} (under its status, and under status and {@code
+     * split} when there is one), then gives the connection the next one due, or closes it when the
+     * server said it would not keep it ({@code reusable} false).
      */
-    void done(Channel ch, int status, boolean reusable) {
+    void done(Channel ch, int status, @Nullable String split, boolean reusable) {
       Target t = ch.attr(TARGET).get();
       Long dueAt = ch.attr(DUE).getAndSet(null);
       if (t == null || dueAt == null) {
@@ -420,16 +465,10 @@ public final class OpenLoopLoad {
       } else {
         long capped = Math.min(t.latency.getHighestTrackableValue(), took);
         t.latency.recordValue(capped);
-        int key = status < 0 ? ERROR : status;
-        t.latencyByStatus
-            .computeIfAbsent(key, k -> new Histogram(TimeUnit.MINUTES.toNanos(1), 3))
-            .recordValue(capped);
-        if (intervalNanos > 0) {
-          t.intervals
-              .computeIfAbsent((dueAt - start - warmupNanos) / intervalNanos, k -> new TreeMap<>())
-              // Microseconds and 2 digits: ~20 KiB per histogram, for hundreds of intervals.
-              .computeIfAbsent(key, k -> new Histogram(1_000, TimeUnit.MINUTES.toNanos(1), 2))
-              .recordValue(capped);
+        String key = status < 0 ? ERROR : Integer.toString(status);
+        record(t, key, dueAt, capped);
+        if (split != null) {
+          record(t, key + "." + split, dueAt, capped);
         }
         if (status < 0) {
           t.errors++;
@@ -448,6 +487,19 @@ public final class OpenLoopLoad {
       drain(t);
       if (++finished == total) {
         allDone.complete(null);
+      }
+    }
+
+    void record(Target t, String key, long dueAt, long nanos) {
+      t.latencyByStatus
+          .computeIfAbsent(key, k -> new Histogram(TimeUnit.MINUTES.toNanos(1), 3))
+          .recordValue(nanos);
+      if (intervalNanos > 0) {
+        t.intervals
+            .computeIfAbsent((dueAt - start - warmupNanos) / intervalNanos, k -> new TreeMap<>())
+            // Microseconds and 2 digits: ~20 KiB per histogram, for hundreds of intervals.
+            .computeIfAbsent(key, k -> new Histogram(1_000, TimeUnit.MINUTES.toNanos(1), 2))
+            .recordValue(nanos);
       }
     }
 
@@ -475,12 +527,16 @@ public final class OpenLoopLoad {
     final class Responses extends SimpleChannelInboundHandler<FullHttpResponse> {
       @Override
       protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse msg) {
-        done(ctx.channel(), msg.status().code(), HttpUtil.isKeepAlive(msg));
+        done(
+            ctx.channel(),
+            msg.status().code(),
+            split == null ? null : split.key(msg),
+            HttpUtil.isKeepAlive(msg));
       }
 
       @Override
       public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        done(ctx.channel(), -1, false);
+        done(ctx.channel(), -1, null, false);
         ctx.close();
       }
 
@@ -492,7 +548,7 @@ public final class OpenLoopLoad {
       @Override
       public void channelInactive(ChannelHandlerContext ctx) {
         Channel ch = ctx.channel();
-        done(ch, -1, false);
+        done(ch, -1, null, false);
         Target t = ch.attr(TARGET).get();
         if (t != null) {
           t.idle.remove(ch);

@@ -1,6 +1,7 @@
 package dev.parapet.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -41,14 +43,19 @@ class OpenLoopLoadTest {
   /** A keep-alive server on loopback answering every request with {@code status}; counts them. */
   private URI server(HttpResponseStatus status, AtomicInteger requests)
       throws InterruptedException {
-    return server(status, requests, false);
+    return server(status, requests, false, null);
   }
 
   /**
    * A server on loopback answering every request with {@code status}, with {@code Connection:
-   * close} and closing the connection after each answer when {@code close}; counts them.
+   * close} and closing the connection after each answer when {@code close}, and with {@code
+   * proxyStatus} as its {@code Proxy-Status} when given; counts them.
    */
-  private URI server(HttpResponseStatus status, AtomicInteger requests, boolean close)
+  private URI server(
+      HttpResponseStatus status,
+      AtomicInteger requests,
+      boolean close,
+      @Nullable String proxyStatus)
       throws InterruptedException {
     Channel ch =
         new ServerBootstrap()
@@ -70,6 +77,9 @@ class OpenLoopLoadTest {
                                 DefaultFullHttpResponse r =
                                     new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
                                 r.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
+                                if (proxyStatus != null) {
+                                  r.headers().set("Proxy-Status", proxyStatus);
+                                }
                                 if (close) {
                                   r.headers()
                                       .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -118,15 +128,15 @@ class OpenLoopLoadTest {
     URI a = server(HttpResponseStatus.SERVICE_UNAVAILABLE, requests);
 
     // 200 req/s for 1 s after 0.5 s of warm-up, in 0.5 s intervals: 100 due in each.
-    OpenLoopLoad.Result r = OpenLoopLoad.run(List.of(a), 200, 1, 4, 0.5, 0.5).get(0);
+    OpenLoopLoad.Result r = OpenLoopLoad.run(List.of(a), 200, 1, 4, 0.5, 0.5, null).get(0);
 
-    assertThat(r.latencyByStatus()).containsOnlyKeys(503);
-    assertThat(r.latencyByStatus().get(503).getTotalCount()).isEqualTo(200);
+    assertThat(r.latencyByStatus()).containsOnlyKeys("503");
+    assertThat(r.latencyByStatus().get("503").getTotalCount()).isEqualTo(200);
     assertThat(r.intervals())
         .extracting(OpenLoopLoad.Interval::startSeconds)
         .containsExactly(0.0, 0.5);
     assertThat(r.intervals())
-        .allSatisfy(i -> assertThat(i.latencyByStatus().get(503).getTotalCount()).isEqualTo(100));
+        .allSatisfy(i -> assertThat(i.latencyByStatus().get("503").getTotalCount()).isEqualTo(100));
     assertThat(r.describe(""))
         .contains("status_503_p99_ms ", "interval_s 0 status 503 count 100 p50_ms ")
         .contains("interval_s 0.5 status 503 count 100 ");
@@ -139,7 +149,7 @@ class OpenLoopLoadTest {
   @Test
   void connectionsTheServerClosesAreReplacedAndEveryRequestIsAnswered() throws Exception {
     AtomicInteger requests = new AtomicInteger();
-    URI a = server(HttpResponseStatus.OK, requests, true);
+    URI a = server(HttpResponseStatus.OK, requests, true, null);
 
     // 2 connections, each closed after one answer: 300 requests need ~300 new connections.
     OpenLoopLoad.Result r = OpenLoopLoad.run(List.of(a), 200, 1, 2, 0.5).get(0);
@@ -148,5 +158,31 @@ class OpenLoopLoadTest {
     assertThat(r.statuses()).isEqualTo(Map.of(200, 200L));
     assertThat(r.errors()).isZero();
     assertThat(r.reconnects()).isGreaterThanOrEqualTo(298);
+  }
+
+  @Test
+  void aSplitKeepsFiguresApartByTheValueAHeaderTakes() throws Exception {
+    AtomicInteger toA = new AtomicInteger();
+    AtomicInteger toB = new AtomicInteger();
+    URI a =
+        server(
+            HttpResponseStatus.SERVICE_UNAVAILABLE,
+            toA,
+            false,
+            "soak; error=proxy_internal_response; details=\"shed (QUEUE_FULL)\"");
+    URI b = server(HttpResponseStatus.SERVICE_UNAVAILABLE, toB, false, null);
+    OpenLoopLoad.Split split = OpenLoopLoad.Split.parse("Proxy-Status=\\(([A-Z_]+)\\)");
+
+    List<OpenLoopLoad.Result> results = OpenLoopLoad.run(List.of(a, b), 200, 1, 4, 0.5, 0, split);
+
+    OpenLoopLoad.Result ra = results.get(0);
+    assertThat(ra.latencyByStatus()).containsOnlyKeys("503", "503.QUEUE_FULL");
+    assertThat(ra.latencyByStatus().get("503.QUEUE_FULL").getTotalCount()).isEqualTo(200);
+    assertThat(ra.latencyByStatus().get("503").getTotalCount()).isEqualTo(200);
+    assertThat(ra.statuses()).isEqualTo(Map.of(503, 200L)); // the split adds figures, not requests
+    assertThat(ra.describe("t1.")).contains("t1.status_503.QUEUE_FULL_p99_ms ");
+    assertThat(results.get(1).latencyByStatus()).containsOnlyKeys("503");
+    assertThatThrownBy(() -> OpenLoopLoad.Split.parse("Proxy-Status"))
+        .hasMessage("openloop.split : Proxy-Status (expected: HEADER=REGEX)");
   }
 }
