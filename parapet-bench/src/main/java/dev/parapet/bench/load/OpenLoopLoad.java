@@ -55,7 +55,8 @@ import org.jspecify.annotations.Nullable;
  * admitted 200s would otherwise blur into one distribution). With {@code INTERVAL} seconds (0, the
  * default, for none) it also prints one line per interval and status, {@code interval_s START
  * status CODE count N p50_ms X p99_ms Y max_ms Z} (status {@code error} for failed requests), each
- * request counted in the interval it was due in: how a long run went, not only its sum. With {@code
+ * request counted in the interval it was due in: how a long run went, not only its sum ({@code
+ * measured_from_epoch_ms} puts them on the wall clock, beside what else happened). With {@code
  * -Dopenloop.split=HEADER=REGEX}, the figures of each status are also given per value that REGEX's
  * first group takes in the response's HEADER ({@code status_503.QUEUE_FULL_p99_ms} for {@code
  * -Dopenloop.split='Proxy-Status=\(([A-Z_]+)\)'}: Parapet's sheds at arrival apart from the
@@ -151,6 +152,7 @@ public final class OpenLoopLoad {
       long completed,
       long errors,
       long reconnects,
+      long measuredFromEpochMillis,
       double seconds,
       Map<Integer, Long> statuses,
       Histogram latency,
@@ -179,6 +181,10 @@ public final class OpenLoopLoad {
       }
       b.append(String.format(Locale.ROOT, "%smax_ms %.3f%n", prefix, latency.getMaxValue() / 1e6));
       b.append(prefix).append("reconnects ").append(reconnects).append('\n');
+      b.append(prefix)
+          .append("measured_from_epoch_ms ")
+          .append(measuredFromEpochMillis)
+          .append('\n');
       latencyByStatus.forEach((status, h) -> {
         String name = prefix + "status_" + status + "_";
         for (double p : new double[] {50, 99, 99.9}) {
@@ -315,6 +321,10 @@ public final class OpenLoopLoad {
 
     final CompletableFuture<Void> allDone = new CompletableFuture<>();
     long start;
+
+    /** Wall-clock time of {@code start}: where the intervals are on a timeline of other events. */
+    long startEpochMillis;
+
     long slots;
     long finished;
 
@@ -366,6 +376,7 @@ public final class OpenLoopLoad {
         }
       }
       start = System.nanoTime();
+      startEpochMillis = System.currentTimeMillis();
       group.next().execute(this::tick);
       long wait = Math.round(total * slotNanos) + TimeUnit.SECONDS.toNanos(10);
       try {
@@ -390,6 +401,7 @@ public final class OpenLoopLoad {
                       t.completed,
                       t.errors,
                       t.reconnects,
+                      startEpochMillis + warmupNanos / 1_000_000,
                       (end - start - warmupNanos) / 1e9,
                       Map.copyOf(t.statuses),
                       t.latency.copy(),

@@ -128,6 +128,7 @@ class OpenLoopLoadTest {
     URI a = server(HttpResponseStatus.SERVICE_UNAVAILABLE, requests);
 
     // 200 req/s for 1 s after 0.5 s of warm-up, in 0.5 s intervals: 100 due in each.
+    long before = System.currentTimeMillis();
     OpenLoopLoad.Result r = OpenLoopLoad.run(List.of(a), 200, 1, 4, 0.5, 0.5, null).get(0);
 
     assertThat(r.latencyByStatus()).containsOnlyKeys("503");
@@ -137,6 +138,8 @@ class OpenLoopLoadTest {
         .containsExactly(0.0, 0.5);
     assertThat(r.intervals())
         .allSatisfy(i -> assertThat(i.latencyByStatus().get("503").getTotalCount()).isEqualTo(100));
+    // Measuring began after the warm-up, and before the run ended.
+    assertThat(r.measuredFromEpochMillis()).isBetween(before + 500, System.currentTimeMillis());
     assertThat(r.describe(""))
         .contains("status_503_p99_ms ", "interval_s 0 status 503 count 100 p50_ms ")
         .contains("interval_s 0.5 status 503 count 100 ");
