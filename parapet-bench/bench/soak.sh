@@ -13,7 +13,7 @@
 #
 # Every 10 s it samples Parapet's heap (from -Xlog:gc: the heap after each collection, and before
 # it, the most in use), RSS, open descriptors, threads, CPU, established connections from clients
-# and to the origin, admission's gauges, and how busy the host's CPUs were, into $work/soak.csv (the work directory is kept and
+# and to the origin, admission's gauges and the load average, into $work/soak.csv (the work directory is kept and
 # its path printed). At the end it prints latencies by status, per phase and per 10 s, and checks,
 # exiting 1 if any fails:
 #   - the process is alive and never threw OutOfMemoryError;
@@ -96,8 +96,6 @@ fds() { find "/proc/$ppid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 client_conns() { ss -Htn state established "( sport = :$PARAPET )" | wc -l; }
 origin_conns() { ss -Htn state established "( dport = :$ORIGIN )" | wc -l; }
 cpu_ticks() { sed 's/.*) //' "/proc/$ppid/stat" | awk '{print $12 + $13}'; }
-# host_ticks -> "busy total" over all CPUs since boot (idle and iowait are not busy).
-host_ticks() { awk '$1 == "cpu" {t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t}' /proc/stat; }
 # gc_stats FROM_MS TO_MS -> "after_mean_mib before_max_mib count pause_ms": of the young, mixed
 # and full collections logged between two wall-clock times (G1's "Pause ... 120M->9M(512M) 2.1ms";
 # the log is read rather than jstat run every 10 s, a JVM start each time on the cores under test).
@@ -133,7 +131,7 @@ base_fds=$(fds) base_clients=$(client_conns) base_origin=$(origin_conns)
 
 echo "soak: ${secs}s at $rate req/s; origin $HEALTHY, $SLOW from ${slow_from}s to ${slow_until}s ..." >&2
 csv="$work/soak.csv"
-echo "t_s,phase,heap_after_gc_mib,heap_before_gc_max_mib,gcs,gc_pause_ms,rss_mib,fds,threads,cpu_pct,client_conns,origin_conns,inflight,queued,shed_total,host_busy_pct,load1" >"$csv"
+echo "t_s,phase,heap_after_gc_mib,heap_before_gc_max_mib,gcs,gc_pause_ms,rss_mib,fds,threads,cpu_pct,client_conns,origin_conns,inflight,queued,shed_total,load1" >"$csv"
 start_ms=$(($(now_ms) + WARMUP * 1000)) # the generator measures from its warm-up's end
 loadgen "$secs" "$WARMUP" "$SAMPLE" >"$work/load.out" 2>"$work/logs/load.err" &
 load_pid=$!
@@ -154,7 +152,6 @@ pids+=($!)
   set +e # a sample that fails leaves its fields empty rather than ending the sampling
   tick=$(getconf CLK_TCK)
   prev_ms=$start_ms prev_cpu=$(cpu_ticks)
-  read -r prev_busy prev_total < <(host_ticks)
   k=1
   while kill -0 "$load_pid" 2>/dev/null; do
     target=$((start_ms + k * SAMPLE * 1000))
@@ -170,10 +167,8 @@ pids+=($!)
     cpu_pct=$(awk -v c=$((cpu - prev_cpu)) -v hz="$tick" -v ms=$((t_ms - prev_ms)) 'BEGIN {printf "%.0f", c * 100000 / hz / ms}')
     rss=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$ppid/status")
     threads=$(awk '/^Threads/ {print $2}' "/proc/$ppid/status")
-    read -r busy total < <(host_ticks)
-    host_pct=$(awk -v b=$((busy - prev_busy)) -v t=$((total - prev_total)) 'BEGIN {printf "%.0f", t ? b * 100 / t : 0}')
-    echo "$t,$phase,$after,$before,$ngc,$pause,$rss,$(fds),$threads,$cpu_pct,$(client_conns),$(origin_conns),$(metric parapet_inflight),$(metric parapet_queue_depth),$(metric parapet_shed_total),$host_pct,$(cut -d' ' -f1 /proc/loadavg)" >>"$csv"
-    prev_ms=$t_ms prev_cpu=$cpu prev_busy=$busy prev_total=$total
+    echo "$t,$phase,$after,$before,$ngc,$pause,$rss,$(fds),$threads,$cpu_pct,$(client_conns),$(origin_conns),$(metric parapet_inflight),$(metric parapet_queue_depth),$(metric parapet_shed_total),$(cut -d' ' -f1 /proc/loadavg)" >>"$csv"
+    prev_ms=$t_ms prev_cpu=$cpu
     k=$((k + 1))
   done
 ) &
