@@ -12,7 +12,9 @@ import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -584,6 +586,32 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       throw new ProblemException("conflicting Content-Length fields");
     }
     return length;
+  }
+
+  /**
+   * Transfer-Encoding on a message with a body, the same rule both ways: one field of {@code
+   * chunked}, the only coding this proxy frames by, in an HTTP/1.1 message without Content-Length
+   * (RFC 9112 §6.1, §6.3). Any other coding would be framed by the next recipient and not by this
+   * proxy, or passed on still coded under a field removed as hop-by-hop.
+   *
+   * @param te the index of the first Transfer-Encoding field in {@code h}
+   * @param message {@code request} or {@code response}, for the message
+   */
+  static void checkChunkedOnly(
+      HeaderList h, int te, HttpVersion version, long contentLength, String message) {
+    if (h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, te + 1) >= 0
+        || !AsciiString.contentEqualsIgnoreCase(h.valueAt(te), HttpHeaderValues.CHUNKED)) {
+      throw new ProblemException(
+          "Transfer-Encoding : "
+              + String.join(", ", h.getAll(HttpHeaderNames.TRANSFER_ENCODING))
+              + " (expected: chunked alone)");
+    }
+    if (version == HttpVersion.HTTP_1_0) {
+      throw new ProblemException("Transfer-Encoding in an HTTP/1.0 " + message);
+    }
+    if (contentLength >= 0) {
+      throw new ProblemException("Transfer-Encoding and Content-Length in one " + message);
+    }
   }
 
   /** A value's character as the byte it came as (values are ISO-8859-1). */

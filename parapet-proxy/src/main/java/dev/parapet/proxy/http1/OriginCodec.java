@@ -6,7 +6,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
@@ -224,7 +223,7 @@ public final class OriginCodec {
         return;
       }
       if (te >= 0) {
-        checkChunkedOnly(h, te, version, contentLength);
+        checkChunkedOnly(h, te, version, contentLength, "response");
       }
       out.add(response);
       if (te >= 0) {
@@ -262,27 +261,6 @@ public final class OriginCodec {
         h.set(h.nameAt(first), Long.toString(length)); // in the case the origin wrote it
       }
       return length;
-    }
-
-    /**
-     * Transfer-Encoding in a response with a body: one field of {@code chunked}, the only coding
-     * this proxy frames by, in an HTTP/1.1 response without Content-Length (RFC 9112 §6.1, §6.3).
-     */
-    private static void checkChunkedOnly(
-        HeaderList h, int te, HttpVersion version, long contentLength) {
-      if (h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, te + 1) >= 0
-          || !AsciiString.contentEqualsIgnoreCase(h.valueAt(te), HttpHeaderValues.CHUNKED)) {
-        throw new ProblemException(
-            "Transfer-Encoding : "
-                + String.join(", ", h.getAll(HttpHeaderNames.TRANSFER_ENCODING))
-                + " (expected: chunked alone)");
-      }
-      if (version == HttpVersion.HTTP_1_0) {
-        throw new ProblemException("Transfer-Encoding in an HTTP/1.0 response");
-      }
-      if (contentLength >= 0) {
-        throw new ProblemException("Transfer-Encoding and Content-Length in one response");
-      }
     }
 
     private static HttpResponseStatus status(int code, byte[] b, int start, int length) {

@@ -7,7 +7,6 @@ import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpExpectationFailedEvent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
@@ -137,17 +136,7 @@ public final class RequestDecoder extends Http1Decoder {
     }
     int te = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, 0);
     if (te >= 0) {
-      if (version == HttpVersion.HTTP_1_0) {
-        throw new ProblemException("Transfer-Encoding in an HTTP/1.0 request");
-      }
-      if (h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, te + 1) >= 0
-          || !AsciiString.contentEqualsIgnoreCase(h.valueAt(te), HttpHeaderValues.CHUNKED)) {
-        throw new ProblemException(
-            "Transfer-Encoding other than chunked: " + h.valueAt(te).toString());
-      }
-      if (contentLength >= 0) {
-        throw new ProblemException("Transfer-Encoding and Content-Length in one request");
-      }
+      checkChunkedOnly(h, te, version, contentLength, "request");
     }
     methods.add(method);
     out.add(new DefaultHttpRequest(version, method, uri, h));
