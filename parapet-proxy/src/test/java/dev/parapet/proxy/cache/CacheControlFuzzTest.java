@@ -67,7 +67,11 @@ class CacheControlFuzzTest {
     assertThat(conflicting.maxAge()).as("[%s] with two max-ages", joined).isZero();
   }
 
-  private static void check(CacheControl cc, String value) {
+  /**
+   * What any parse must hold: delta-seconds absent or in range, qualified field names lowercase
+   * tokens, and {@code toString} parsing back to itself.
+   */
+  static void check(CacheControl cc, String value) {
     for (long d :
         new long[] {
           cc.maxAge(),

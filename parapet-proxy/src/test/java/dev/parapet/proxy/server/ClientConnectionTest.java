@@ -10,6 +10,7 @@ import dev.parapet.proxy.cache.CachedResponse;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.flow.ProxyContext;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.TestContexts;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -39,13 +40,7 @@ import org.junit.jupiter.api.Test;
  */
 class ClientConnectionTest {
   private static final String NAME = "edge-test";
-  private final EdgeCache cache =
-      new EdgeCache(
-          NAME,
-          new EdgeCache.Settings(1 << 20, Duration.ofSeconds(300), Duration.ZERO),
-          Map.of("cached", Duration.ZERO),
-          Runnable::run,
-          System::currentTimeMillis);
+  private final EdgeCache cache = ProxyFixture.edgeCache("cached");
   private final ProxyContext px = context();
   private final EmbeddedChannel ch = new EmbeddedChannel();
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.parapet.core.breaker.BreakerPolicy;
-import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.testing.CacheOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
@@ -13,7 +12,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -57,13 +55,7 @@ class CollapsedWaiterTest {
                 .timeout(Duration.ofSeconds(5))
                 .breaker(BreakerPolicy.builder().minRequests(1000).build())
                 .build())
-        .cache(
-            new EdgeCache(
-                ProxyFixture.NAME,
-                new EdgeCache.Settings(1 << 20, Duration.ofSeconds(300), Duration.ZERO),
-                Map.of("r", Duration.ZERO),
-                Runnable::run,
-                System::currentTimeMillis))
+        .cache(ProxyFixture.edgeCache("r"))
         .start();
   }
 

@@ -6,11 +6,9 @@ import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.parapet.core.breaker.BreakerPolicy;
-import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.testing.CacheOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,13 +32,7 @@ class TrustBoundaryTest {
                 .timeout(Duration.ofSeconds(5))
                 .breaker(BreakerPolicy.builder().minRequests(1000).build())
                 .build())
-        .cache(
-            new EdgeCache(
-                ProxyFixture.NAME,
-                new EdgeCache.Settings(1 << 20, Duration.ofSeconds(300), Duration.ZERO),
-                Map.of("r", Duration.ZERO),
-                Runnable::run,
-                System::currentTimeMillis));
+        .cache(ProxyFixture.edgeCache("r"));
   }
 
   private static String get(String target, String host) {

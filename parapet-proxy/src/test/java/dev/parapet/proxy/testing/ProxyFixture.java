@@ -34,6 +34,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -168,6 +169,19 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
   }
 
   /** A route on any host with an 8 s timeout. */
+  /**
+   * An edge cache of 1 MiB for route {@code routeId}: stale-if-error 300 s, no
+   * stale-while-revalidate, no default TTL, its work on the calling thread, the system wall clock.
+   */
+  public static EdgeCache edgeCache(String routeId) {
+    return new EdgeCache(
+        NAME,
+        new EdgeCache.Settings(1 << 20, Duration.ofSeconds(300), Duration.ZERO),
+        Map.of(routeId, Duration.ZERO),
+        Runnable::run,
+        System::currentTimeMillis);
+  }
+
   public static Route route(String id, String prefix, String origin) {
     return new Route(id, null, prefix, origin, Duration.ofSeconds(8));
   }
