@@ -129,7 +129,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
     long key = pool.hashKey(flow.path(), flow.client().ip());
     HostPool host = avoid == null ? pool.pick(key) : pool.pick(key, avoid.host());
     CircuitBreaker breaker = px.breaker(route, pool, host, pool.shardOf(key), now);
-    return new UpstreamAttempt(kind, breaker, px.attemptPolicy(pool), pool, host, this);
+    return new UpstreamAttempt(kind, breaker, px.attemptPolicy(route, pool), pool, host, this);
   }
 
   @Override

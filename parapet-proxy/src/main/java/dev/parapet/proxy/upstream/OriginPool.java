@@ -13,6 +13,7 @@ import dev.parapet.core.outlier.OutlierEvent;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
@@ -60,6 +61,7 @@ public final class OriginPool {
   private final Ticker ticker;
   private final OutlierDetector outlier;
   private final @Nullable HealthChecker healthChecks;
+  private final Class<? extends Channel> channelType;
   private final HostHealth health;
   private final SlowStart slowStart;
   private final LoadBalancer balancer;
@@ -91,6 +93,7 @@ public final class OriginPool {
       RandomSource random) {
     this.settings = settings;
     this.ticker = ticker;
+    this.channelType = channelType;
     HostSelection sel = settings.selection();
     List<HostPool> hs = new ArrayList<>();
     int connectMillis =
@@ -396,6 +399,27 @@ public final class OriginPool {
   }
 
   /** Health checks sent so far (0 without health checks). */
+  /**
+   * Sends a {@link ProbeRequest} ({@code GET path}) to {@code host} from {@code loop}: a breaker's
+   * synthetic half-open probe.
+   */
+  public void probe(
+      HostPool host, String path, int timeoutMillis, EventLoop loop, ProbeRequest.Callback done) {
+    ProbeRequest.send(
+        loop, channelType, host.address(), path, timeoutMillis, "parapet-breaker-probe", done);
+  }
+
+  /** True when the pool has active health checks. */
+  public boolean isHealthChecked() {
+    return healthChecks != null;
+  }
+
+  /** True when active health checks are configured and currently hold {@code host} out. */
+  public boolean failsHealthChecks(HostPool host) {
+    HealthChecker hc = healthChecks;
+    return hc != null && !hc.isHealthy(host.index());
+  }
+
   public long healthChecksSent() {
     HealthChecker hc = healthChecks;
     return hc == null ? 0 : hc.checksSent();
