@@ -360,7 +360,12 @@ public final class ProxyRuntime implements AutoCloseable {
                 hc.path(), hc.interval(), hc.timeout(), hc.healthy(), hc.unhealthy())
             : null;
     return new HostSelection(
-        o.balancer().name().toLowerCase(Locale.ROOT), outlier, check, o.slowStart());
+        o.balancer().name().toLowerCase(Locale.ROOT),
+        outlier,
+        check,
+        o.slowStart(),
+        o.weights(),
+        o.hashKey());
   }
 
   /**

@@ -179,6 +179,42 @@ class BreakerOverrideTest {
   }
 
   @Test
+  void hostsTakeWeightsAndRingHashTakesAHashKey() throws Exception {
+    ProxyConfig c =
+        ConfigDefaultsTest.load(
+            """
+            origins:
+              a: {hosts: [127.0.0.1:1, {address: 127.0.0.1:2, weight: 5}], balancer: round_robin}
+              b: {hosts: [127.0.0.1:3], balancer: ring_hash, hash_key: {cookie: session}}
+              c: {hosts: [127.0.0.1:4], balancer: ring_hash, hash_key: path}
+            routes: [{origin: a}]
+            """);
+    assertThat(c.origin("a").weights()).containsExactly(1, 5);
+    assertThat(c.origin("a").hashKey()).isEqualTo(OriginConfig.HashKey.PATH);
+    assertThat(c.origin("b").hashKey())
+        .isEqualTo(new OriginConfig.HashKey(OriginConfig.HashKey.Source.COOKIE, "session"));
+    assertThat(c.origin("c").hashKey()).isEqualTo(OriginConfig.HashKey.PATH);
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
+                  a: {hosts: [{address: 127.0.0.1:2, weight: 0}, {weight: 2}], hash_key: {header: X}}
+                  b: {hosts: [127.0.0.1:3], balancer: ring_hash, hash_key: {header: X, cookie: y}}
+                  c: {hosts: [127.0.0.1:4], balancer: ring_hash, hash_key: {header: "a b"}}
+                routes: [{origin: a}]
+                """))
+        .containsExactly(
+            "origins.a.hosts[0].weight: must be in [1, 1000], was 0",
+            "origins.a.hosts[1].address: required: host:port like 127.0.0.1:9001",
+            "origins.a.hash_key: has no effect: only balancer: ring_hash hashes a request key, the"
+                + " balancer is least_request",
+            "origins.b.hash_key: must name exactly one of header or cookie, like {header:"
+                + " X-User-Id}",
+            "origins.c.hash_key.header: must be a header or cookie name (letters, digits, - and _),"
+                + " was 'a b'");
+  }
+
+  @Test
   void theCoresRefusalsAreMappedOntoYamlPaths() {
     // The loader checks every rule itself first; this is the safety net for a rule the core adds.
     MappingReader block =
