@@ -73,7 +73,7 @@ class SimCliTest {
   @Test
   void replayReadsALogAndAPolicy() throws Exception {
     Path log = dir.resolve("access.log");
-    Files.writeString(log, ReplayTest.csvLog());
+    Files.writeString(log, dev.parapet.sim.replay.ReplayLogs.csvLog());
     Path policy = dir.resolve("p.yaml");
     Files.writeString(policy, "breaker: {failure_rate: 20%}\n");
     Path html = dir.resolve("replay.html");

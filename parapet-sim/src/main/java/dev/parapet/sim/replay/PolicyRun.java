@@ -1,0 +1,229 @@
+package dev.parapet.sim.replay;
+
+import dev.parapet.core.breaker.BreakerKey;
+import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.CircuitBreaker;
+import dev.parapet.core.breaker.Decision;
+import dev.parapet.core.breaker.Mode;
+import dev.parapet.core.breaker.Permit;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.time.RandomSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * One policy over the whole log: a shadow {@link CircuitBreaker} per route, fed each record's start
+ * (admission) and end (outcome) in time order.
+ *
+ * <p>How it works. Starts arrive in start order (the {@link ReorderWindow} saw to it). Each
+ * admitted call arms a pooled {@link Permit} and waits in a min-heap of ends, ordered by (end,
+ * arrival); before a start at {@code t}, every end before {@code t} completes its permit with the
+ * record's outcome, so a probe's verdict comes at its real latency. At equal times starts go first.
+ * The heap holds the calls in flight — rate times latency — and permits return to the pool: nothing
+ * grows with the log. One seeded random source per policy (the breakers' jitter) keeps a run
+ * deterministic whatever thread a policy runs on.
+ */
+final class PolicyRun {
+  private static final Outcome[] OUTCOMES = Outcome.values();
+
+  final String name;
+  final BreakerPolicy policy;
+  private final BreakerPolicy shadow;
+  private final RandomSource random;
+  private final RouteTable routes;
+  private final ReplayOptions options;
+  private RouteResult[] results = new RouteResult[16];
+  private CircuitBreaker[] breakers = new CircuitBreaker[16];
+
+  private long[] end = new long[256];
+  private long[] seq = new long[256];
+  private Permit[] permit = new Permit[256];
+  private byte[] outcome = new byte[256];
+  private int size;
+  private int maxInFlight;
+  private long nextSeq;
+  private Permit[] pool = new Permit[256];
+  private int pooled;
+
+  PolicyRun(String name, BreakerPolicy policy, RouteTable routes, ReplayOptions options) {
+    this.name = name;
+    this.policy = policy;
+    this.shadow = policy.toBuilder().mode(Mode.SHADOW).build();
+    this.random = RandomSource.seeded(options.seed());
+    this.routes = routes;
+    this.options = options;
+  }
+
+  /** Feeds {@code n} records of a batch, in start order. */
+  void feed(Batch b) {
+    for (int i = 0; i < b.size; i++) {
+      start(b.start[i], b.latency[i], b.route[i], b.outcome[i]);
+    }
+  }
+
+  void start(long now, long latencyNanos, int routeId, byte outcomeCode) {
+    while (size > 0 && end[0] < now) {
+      completeFirst();
+    }
+    RouteResult r = route(routeId, now);
+    CircuitBreaker breaker = breakers[routeId];
+    Permit p = pooled > 0 ? pool[--pooled] : new Permit();
+    Decision d = breaker.tryAcquire(p, now);
+    Outcome o = OUTCOMES[outcomeCode];
+    boolean rejected = d == Decision.SHADOW_PERMITTED;
+    r.requests++;
+    if (rejected) {
+      r.wouldReject++;
+    }
+    if (o.isFailure()) {
+      r.failures++;
+    } else if (o == Outcome.SLOW) {
+      r.slow++;
+    }
+    r.request(now, o.isFailure() || o == Outcome.SLOW, rejected);
+    if (d.isPermitted()) {
+      push(now + latencyNanos, p, outcomeCode);
+    } else {
+      recycle(p);
+    }
+  }
+
+  /** Completes every call still in flight and closes the last bins. */
+  void finish() {
+    while (size > 0) {
+      completeFirst();
+    }
+    for (RouteResult r : results) {
+      if (r != null) {
+        r.finish();
+      }
+    }
+  }
+
+  private RouteResult route(int id, long now) {
+    if (id >= results.length) {
+      int n = Math.max(id + 1, results.length * 2);
+      results = Arrays.copyOf(results, n);
+      breakers = Arrays.copyOf(breakers, n);
+    }
+    RouteResult r = results[id];
+    if (r == null) {
+      String routeName = routes.name(id);
+      r =
+          new RouteResult(
+              routeName,
+              options.troubleBinNanos(),
+              options.troubleRate(),
+              options.troubleMinRequests());
+      results[id] = r;
+      breakers[id] =
+          new CircuitBreaker(BreakerKey.of(Scope.ROUTE, routeName), shadow, random, r, now);
+    }
+    return r;
+  }
+
+  private void completeFirst() {
+    long t = end[0];
+    Permit p = permit[0];
+    byte o = outcome[0];
+    removeFirst();
+    p.onOutcome(OUTCOMES[o], t);
+    recycle(p);
+  }
+
+  private void recycle(Permit p) {
+    if (pooled == pool.length) {
+      pool = Arrays.copyOf(pool, pooled * 2);
+    }
+    pool[pooled++] = p;
+  }
+
+  private void push(long t, Permit p, byte o) {
+    if (size == end.length) {
+      int n = size * 2;
+      end = Arrays.copyOf(end, n);
+      seq = Arrays.copyOf(seq, n);
+      permit = Arrays.copyOf(permit, n);
+      outcome = Arrays.copyOf(outcome, n);
+    }
+    long q = nextSeq++;
+    int i = size++;
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (end[parent] < t || (end[parent] == t && seq[parent] < q)) {
+        break;
+      }
+      end[i] = end[parent];
+      seq[i] = seq[parent];
+      permit[i] = permit[parent];
+      outcome[i] = outcome[parent];
+      i = parent;
+    }
+    end[i] = t;
+    seq[i] = q;
+    permit[i] = p;
+    outcome[i] = o;
+    if (size > maxInFlight) {
+      maxInFlight = size;
+    }
+  }
+
+  private void removeFirst() {
+    int last = --size;
+    long lt = end[last];
+    long lq = seq[last];
+    Permit lp = permit[last];
+    byte lo = outcome[last];
+    permit[last] = null;
+    if (last == 0) {
+      return;
+    }
+    int i = 0;
+    for (; ; ) {
+      int c = 2 * i + 1;
+      if (c >= last) {
+        break;
+      }
+      if (c + 1 < last && (end[c + 1] < end[c] || (end[c + 1] == end[c] && seq[c + 1] < seq[c]))) {
+        c++;
+      }
+      if (end[c] > lt || (end[c] == lt && seq[c] > lq)) {
+        break;
+      }
+      end[i] = end[c];
+      seq[i] = seq[c];
+      permit[i] = permit[c];
+      outcome[i] = outcome[c];
+      i = c;
+    }
+    end[i] = lt;
+    seq[i] = lq;
+    permit[i] = lp;
+    outcome[i] = lo;
+  }
+
+  /** The most calls in flight at once. */
+  int maxInFlight() {
+    return maxInFlight;
+  }
+
+  /** Entries the in-flight heap can hold without growing: what it retains. */
+  int inFlightCapacity() {
+    return end.length;
+  }
+
+  /** The routes seen, by name. */
+  List<RouteResult> results() {
+    List<RouteResult> out = new ArrayList<>();
+    for (RouteResult r : results) {
+      if (r != null) {
+        out.add(r);
+      }
+    }
+    out.sort(Comparator.comparing(r -> r.route));
+    return out;
+  }
+}
