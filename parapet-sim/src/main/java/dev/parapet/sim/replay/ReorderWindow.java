@@ -22,6 +22,15 @@ final class ReorderWindow {
   private int[] route = new int[1024];
   private byte[] outcome = new byte[1024];
   private int size;
+  // the in-order run: a ring of records whose starts never decrease
+  private long[] rStart = new long[1024];
+  private long[] rLatency = new long[1024];
+  private long[] rSeq = new long[1024];
+  private int[] rRoute = new int[1024];
+  private byte[] rOutcome = new byte[1024];
+  private int rHead;
+  private int rSize;
+  private boolean fromRing;
   private int maxSize;
   private long nextSeq;
   private long maxKey = Long.MIN_VALUE;
@@ -45,11 +54,25 @@ final class ReorderWindow {
     if (key > maxKey) {
       maxKey = key;
     }
+    long s = nextSeq++;
+    if (rSize == 0 || startNanos >= rStart[(rHead + rSize - 1) & (rStart.length - 1)]) {
+      if (rSize == rStart.length) {
+        growRing();
+      }
+      int j = (rHead + rSize++) & (rStart.length - 1);
+      rStart[j] = startNanos;
+      rLatency[j] = latencyNanos;
+      rSeq[j] = s;
+      rRoute[j] = routeId;
+      rOutcome[j] = outcomeCode;
+      noteSize();
+      pick();
+      return true;
+    }
     if (size == start.length) {
       grow();
     }
     int i = size++;
-    long s = nextSeq++;
     // sift up
     while (i > 0) {
       int parent = (i - 1) >>> 1;
@@ -60,40 +83,89 @@ final class ReorderWindow {
       i = parent;
     }
     set(i, startNanos, latencyNanos, s, routeId, outcomeCode);
-    if (size > maxSize) {
-      maxSize = size;
-    }
+    noteSize();
+    pick();
     return true;
+  }
+
+  private void noteSize() {
+    if (size + rSize > maxSize) {
+      maxSize = size + rSize;
+    }
+  }
+
+  /** Points the peek methods at the earlier of the ring's head and the heap's top. */
+  private void pick() {
+    if (rSize == 0) {
+      fromRing = false;
+    } else if (size == 0) {
+      fromRing = true;
+    } else {
+      fromRing = less(rStart[rHead], rSeq[rHead], start[0], seq[0]);
+    }
+  }
+
+  private void growRing() {
+    int n = rStart.length;
+    long[] s = new long[2 * n];
+    long[] l = new long[2 * n];
+    long[] q = new long[2 * n];
+    int[] r = new int[2 * n];
+    byte[] o = new byte[2 * n];
+    for (int k = 0; k < rSize; k++) {
+      int j = (rHead + k) & (n - 1);
+      s[k] = rStart[j];
+      l[k] = rLatency[j];
+      q[k] = rSeq[j];
+      r[k] = rRoute[j];
+      o[k] = rOutcome[j];
+    }
+    rStart = s;
+    rLatency = l;
+    rSeq = q;
+    rRoute = r;
+    rOutcome = o;
+    rHead = 0;
   }
 
   /** True when the earliest record may go: nothing still to come can start before it. */
   boolean ready(long horizonNanos) {
-    return size > 0 && start[0] <= maxKey - horizonNanos;
+    return !isEmpty() && peekStart() <= maxKey - horizonNanos;
   }
 
   boolean isEmpty() {
-    return size == 0;
+    return size == 0 && rSize == 0;
   }
 
   long peekStart() {
-    return start[0];
+    return fromRing ? rStart[rHead] : start[0];
   }
 
   long peekLatency() {
-    return latency[0];
+    return fromRing ? rLatency[rHead] : latency[0];
   }
 
   int peekRoute() {
-    return route[0];
+    return fromRing ? rRoute[rHead] : route[0];
   }
 
   byte peekOutcome() {
-    return outcome[0];
+    return fromRing ? rOutcome[rHead] : outcome[0];
   }
 
   /** Removes the earliest record (read it with the peek methods first). */
   void pop() {
-    released = start[0];
+    released = peekStart();
+    if (fromRing) {
+      rHead = (rHead + 1) & (rStart.length - 1);
+      rSize--;
+    } else {
+      popHeap();
+    }
+    pick();
+  }
+
+  private void popHeap() {
     int last = --size;
     if (last == 0) {
       return;
@@ -162,7 +234,7 @@ final class ReorderWindow {
 
   /** Capacity of the arrays: what memory the window retains. */
   int capacity() {
-    return start.length;
+    return start.length + rStart.length;
   }
 
   long windowNanos() {
