@@ -238,7 +238,15 @@ final class ReplayCommand implements Callable<Integer> {
     JsonNode tree = YAML.readTree(base);
     ObjectNode root = tree instanceof ObjectNode o ? o : JsonNodeFactory.instance.objectNode();
     ObjectNode breaker = root.get("breaker") instanceof ObjectNode b ? b : root;
-    breaker.put(field, value);
+    try {
+      breaker.put(field, Long.parseLong(value));
+    } catch (NumberFormatException notWhole) {
+      try {
+        breaker.put(field, Double.parseDouble(value));
+      } catch (NumberFormatException notNumber) {
+        breaker.put(field, value); // 20%, 30s
+      }
+    }
     return YAML.writeValueAsString(root);
   }
 
