@@ -38,10 +38,16 @@ final class PolicyRun {
   private RouteResult[] results = new RouteResult[16];
   private CircuitBreaker[] breakers = new CircuitBreaker[16];
 
+  // Calls in flight: a 4-ary min-heap of (end, slot); a slot holds the call's permit, outcome and
+  // arrival number (ties between equal ends go by arrival). Free slots are reused.
   private long[] end = new long[256];
-  private long[] seq = new long[256];
-  private Permit[] permit = new Permit[256];
-  private byte[] outcome = new byte[256];
+  private int[] slot = new int[256];
+  private long[] slotSeq = new long[256];
+  private Permit[] slotPermit = new Permit[256];
+  private byte[] slotOutcome = new byte[256];
+  private int[] freeSlots = new int[256];
+  private int freeCount;
+  private int slotsUsed;
   private int size;
   private int maxInFlight;
   private long nextSeq;
@@ -127,8 +133,11 @@ final class PolicyRun {
 
   private void completeFirst() {
     long t = end[0];
-    Permit p = permit[0];
-    byte o = outcome[0];
+    int k = slot[0];
+    Permit p = slotPermit[k];
+    byte o = slotOutcome[k];
+    slotPermit[k] = null;
+    freeSlots[freeCount++] = k;
     removeFirst();
     p.onOutcome(OUTCOMES[o], t);
     recycle(p);
@@ -141,31 +150,43 @@ final class PolicyRun {
     pool[pooled++] = p;
   }
 
+  private boolean before(long t1, int s1, long t2, int s2) {
+    return t1 < t2 || (t1 == t2 && slotSeq[s1] < slotSeq[s2]);
+  }
+
   private void push(long t, Permit p, byte o) {
-    if (size == end.length) {
-      int n = size * 2;
-      end = Arrays.copyOf(end, n);
-      seq = Arrays.copyOf(seq, n);
-      permit = Arrays.copyOf(permit, n);
-      outcome = Arrays.copyOf(outcome, n);
+    int k;
+    if (freeCount > 0) {
+      k = freeSlots[--freeCount];
+    } else {
+      if (slotsUsed == slotSeq.length) {
+        int n = slotsUsed * 2;
+        slotSeq = Arrays.copyOf(slotSeq, n);
+        slotPermit = Arrays.copyOf(slotPermit, n);
+        slotOutcome = Arrays.copyOf(slotOutcome, n);
+        freeSlots = Arrays.copyOf(freeSlots, n);
+      }
+      k = slotsUsed++;
     }
-    long q = nextSeq++;
+    slotSeq[k] = nextSeq++;
+    slotPermit[k] = p;
+    slotOutcome[k] = o;
+    if (size == end.length) {
+      end = Arrays.copyOf(end, size * 2);
+      slot = Arrays.copyOf(slot, size * 2);
+    }
     int i = size++;
     while (i > 0) {
-      int parent = (i - 1) >>> 1;
-      if (end[parent] < t || (end[parent] == t && seq[parent] < q)) {
+      int parent = (i - 1) >>> 2;
+      if (!before(t, k, end[parent], slot[parent])) {
         break;
       }
       end[i] = end[parent];
-      seq[i] = seq[parent];
-      permit[i] = permit[parent];
-      outcome[i] = outcome[parent];
+      slot[i] = slot[parent];
       i = parent;
     }
     end[i] = t;
-    seq[i] = q;
-    permit[i] = p;
-    outcome[i] = o;
+    slot[i] = k;
     if (size > maxInFlight) {
       maxInFlight = size;
     }
@@ -173,36 +194,33 @@ final class PolicyRun {
 
   private void removeFirst() {
     int last = --size;
-    long lt = end[last];
-    long lq = seq[last];
-    Permit lp = permit[last];
-    byte lo = outcome[last];
-    permit[last] = null;
     if (last == 0) {
       return;
     }
+    long lt = end[last];
+    int lk = slot[last];
     int i = 0;
     for (; ; ) {
-      int c = 2 * i + 1;
+      int c = 4 * i + 1;
       if (c >= last) {
         break;
       }
-      if (c + 1 < last && (end[c + 1] < end[c] || (end[c + 1] == end[c] && seq[c + 1] < seq[c]))) {
-        c++;
+      int best = c;
+      int stop = Math.min(c + 4, last);
+      for (int j = c + 1; j < stop; j++) {
+        if (before(end[j], slot[j], end[best], slot[best])) {
+          best = j;
+        }
       }
-      if (end[c] > lt || (end[c] == lt && seq[c] > lq)) {
+      if (!before(end[best], slot[best], lt, lk)) {
         break;
       }
-      end[i] = end[c];
-      seq[i] = seq[c];
-      permit[i] = permit[c];
-      outcome[i] = outcome[c];
-      i = c;
+      end[i] = end[best];
+      slot[i] = slot[best];
+      i = best;
     }
     end[i] = lt;
-    seq[i] = lq;
-    permit[i] = lp;
-    outcome[i] = lo;
+    slot[i] = lk;
   }
 
   /** The most calls in flight at once. */
