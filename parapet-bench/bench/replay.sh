@@ -8,6 +8,7 @@
 #   parapet-bench/bench/replay.sh                       # csv and json, 1M, 10M and 100M lines
 #   SIZES="1000000 10000000" FORMATS=csv parapet-bench/bench/replay.sh
 #   REPLAY_BENCH_DIR=/data/tmp parapet-bench/bench/replay.sh   # where the logs go (kept)
+#   parapet-bench/bench/replay.sh --generate            # only write the logs (a run reuses them)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 sizes=${SIZES:-"1000000 10000000 100000000"}
@@ -39,6 +40,15 @@ generate() {
   fi
   echo "$out"
 }
+
+if [ "${1:-}" = --generate ]; then
+  for fmt in $formats; do
+    for n in $sizes; do
+      generate "$fmt" "$n"
+    done
+  done
+  exit 0
+fi
 
 "$root/bin/parapet" sim --help >/dev/null # builds on first use, outside the measurement
 
