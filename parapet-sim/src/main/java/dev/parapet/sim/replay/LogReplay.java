@@ -40,8 +40,6 @@ public final class LogReplay {
   private final @Nullable Progress progress;
   private final long fromNanos;
   private final long toNanos;
-  private Bins[] trafficRequests = new Bins[16];
-  private Bins[] trafficBad = new Bins[16];
 
   private long lines;
   private long bytes;
@@ -69,7 +67,8 @@ public final class LogReplay {
     this.progress = progress;
     this.routes = new RouteTable(options.maxRoutes());
     for (ReplayPolicy p : policies) {
-      runs.add(new PolicyRun(p.name(), p.policy(), routes, options));
+      // the first policy also counts the log's traffic per bin, off the reading thread
+      runs.add(new PolicyRun(p.name(), p.policy(), routes, options, runs.isEmpty()));
     }
     this.classifier =
         OutcomeClassifier.standard().withSlowCalls(SlowCallThreshold.absolute(options.slow()));
@@ -288,32 +287,11 @@ public final class LogReplay {
       base = start;
     }
     long rel = start - base;
-    int route = window.peekRoute();
-    byte o = window.peekOutcome();
-    batch.add(rel, window.peekLatency(), route, o);
+    batch.add(rel, window.peekLatency(), window.peekRoute(), window.peekOutcome());
     window.pop();
     lastStart = rel;
-    traffic(route, rel, o);
     if (batch.isFull()) {
       flush();
-    }
-  }
-
-  private void traffic(int route, long rel, byte o) {
-    if (route >= trafficRequests.length) {
-      int n = Math.max(route + 1, trafficRequests.length * 2);
-      trafficRequests = Arrays.copyOf(trafficRequests, n);
-      trafficBad = Arrays.copyOf(trafficBad, n);
-    }
-    Bins req = trafficRequests[route];
-    if (req == null) {
-      req = new Bins();
-      trafficRequests[route] = req;
-      trafficBad[route] = new Bins();
-    }
-    req.add(rel, 1);
-    if (OUTCOMES[o].isFailure()) {
-      trafficBad[route].add(rel, 1);
     }
   }
 
@@ -326,9 +304,11 @@ public final class LogReplay {
 
   private List<ReplayResult.Traffic> traffic() {
     List<ReplayResult.Traffic> out = new ArrayList<>();
-    for (int i = 0; i < trafficRequests.length; i++) {
-      if (trafficRequests[i] != null) {
-        out.add(new ReplayResult.Traffic(routes.name(i), trafficRequests[i], trafficBad[i]));
+    PolicyRun first = runs.get(0);
+    for (int i = 0; i < routes.size(); i++) {
+      Bins requests = first.trafficRequests(i);
+      if (requests != null) {
+        out.add(new ReplayResult.Traffic(routes.name(i), requests, first.trafficFailures(i)));
       }
     }
     out.sort(Comparator.comparing(ReplayResult.Traffic::route));

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One policy over the whole log: a shadow {@link CircuitBreaker} per route, fed each record's start
@@ -37,6 +39,9 @@ final class PolicyRun {
   private final ReplayOptions options;
   private RouteResult[] results = new RouteResult[16];
   private CircuitBreaker[] breakers = new CircuitBreaker[16];
+  private final boolean countsTraffic;
+  private @Nullable Bins[] trafficRequests = new Bins[16];
+  private @Nullable Bins[] trafficFailures = new Bins[16];
 
   // Calls in flight: a 4-ary min-heap of (end, slot); a slot holds the call's permit, outcome and
   // arrival number (ties between equal ends go by arrival). Free slots are reused.
@@ -54,8 +59,14 @@ final class PolicyRun {
   private Permit[] pool = new Permit[256];
   private int pooled;
 
-  PolicyRun(String name, BreakerPolicy policy, RouteTable routes, ReplayOptions options) {
+  PolicyRun(
+      String name,
+      BreakerPolicy policy,
+      RouteTable routes,
+      ReplayOptions options,
+      boolean countsTraffic) {
     this.name = name;
+    this.countsTraffic = countsTraffic;
     this.policy = policy;
     this.shadow = policy.toBuilder().mode(Mode.SHADOW).build();
     this.random = RandomSource.seeded(options.seed());
@@ -90,6 +101,18 @@ final class PolicyRun {
       r.slow++;
     }
     r.request(now, o.isFailure() || o == Outcome.SLOW, rejected);
+    if (countsTraffic) {
+      Bins req = trafficRequests[routeId];
+      if (req == null) {
+        req = new Bins();
+        trafficRequests[routeId] = req;
+        trafficFailures[routeId] = new Bins();
+      }
+      req.add(now, 1);
+      if (o.isFailure()) {
+        Objects.requireNonNull(trafficFailures[routeId]).add(now, 1);
+      }
+    }
     if (d.isPermitted()) {
       push(now + latencyNanos, p, outcomeCode);
     } else {
@@ -114,6 +137,8 @@ final class PolicyRun {
       int n = Math.max(id + 1, results.length * 2);
       results = Arrays.copyOf(results, n);
       breakers = Arrays.copyOf(breakers, n);
+      trafficRequests = Arrays.copyOf(trafficRequests, n);
+      trafficFailures = Arrays.copyOf(trafficFailures, n);
     }
     RouteResult r = results[id];
     if (r == null) {
@@ -221,6 +246,16 @@ final class PolicyRun {
     }
     end[i] = lt;
     slot[i] = lk;
+  }
+
+  /** Requests per bin on route {@code id} (the first policy counts them), or null. */
+  @Nullable Bins trafficRequests(int id) {
+    return id < trafficRequests.length ? trafficRequests[id] : null;
+  }
+
+  /** Failures per bin on route {@code id}. */
+  Bins trafficFailures(int id) {
+    return Objects.requireNonNull(trafficFailures[id]);
   }
 
   /** The most calls in flight at once. */

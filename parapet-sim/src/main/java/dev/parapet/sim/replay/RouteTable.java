@@ -31,10 +31,22 @@ final class RouteTable {
       if (s == 0) {
         return add(b, from, to, h, i);
       }
-      if (hashes[i] == h && Arrays.equals(bytes[s - 1], 0, bytes[s - 1].length, b, from, to)) {
+      if (hashes[i] == h && same(bytes[s - 1], b, from, to)) {
         return s - 1;
       }
     }
+  }
+
+  private static boolean same(byte[] name, byte[] b, int from, int to) {
+    if (name.length != to - from) {
+      return false;
+    }
+    for (int i = 0; i < name.length; i++) { // route names are short: a loop beats the intrinsic
+      if (name[i] != b[from + i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private int add(byte[] b, int from, int to, int h, int slot) {

@@ -38,36 +38,41 @@ final class Scan {
    * unit of a millisecond is 1,500,000 ns. Digits past the nanosecond are dropped.
    */
   static long decimal(byte[] b, int from, int to, long unitNanos, String what) {
-    int dot = -1;
-    for (int i = from; i < to; i++) {
-      if (b[i] == '.') {
-        dot = i;
+    // one pass: whole digits, then at most one point and its digits, scaled to the unit
+    long whole = 0;
+    int i = from;
+    while (i < to) {
+      int d = b[i] - '0';
+      if (d < 0 || d > 9) {
         break;
       }
+      whole = whole * 10 + d;
+      i++;
     }
-    int intEnd = dot < 0 ? to : dot;
-    long whole = intEnd == from && dot >= 0 ? 0 : digits(b, from, intEnd, what);
-    if (whole > Long.MAX_VALUE / unitNanos) {
+    int wholeDigits = i - from;
+    if (wholeDigits > 18 || whole > Long.MAX_VALUE / unitNanos) {
       throw bad(what, b, from, to, "a smaller number");
     }
     long v = whole * unitNanos;
-    if (dot >= 0) {
-      long scale = unitNanos;
-      long frac = 0;
-      if (dot + 1 >= to) {
-        throw bad(what, b, from, to, "digits after the point");
+    if (i == to) {
+      if (wholeDigits == 0) {
+        throw bad(what, b, from, to, "digits");
       }
-      for (int i = dot + 1; i < to; i++) {
-        int d = b[i] - '0';
-        if (d < 0 || d > 9) {
-          throw bad(what, b, from, to, "a decimal number");
-        }
-        if (scale >= 10) {
-          scale /= 10;
-          frac += d * scale;
-        }
+      return v;
+    }
+    if (b[i] != '.' || i + 1 >= to) {
+      throw bad(what, b, from, to, wholeDigits == 0 ? "digits" : "a decimal number");
+    }
+    long scale = unitNanos;
+    for (i++; i < to; i++) {
+      int d = b[i] - '0';
+      if (d < 0 || d > 9) {
+        throw bad(what, b, from, to, "a decimal number");
       }
-      v += frac;
+      if (scale >= 10) {
+        scale /= 10;
+        v += d * scale;
+      }
     }
     return v;
   }
@@ -80,18 +85,16 @@ final class Scan {
     if (to - from >= 10 && b[from + 4] == '-') {
       return iso(b, from, to);
     }
-    int dot = to;
-    for (int i = from; i < to; i++) {
-      if (b[i] == '.') {
-        dot = i;
-        break;
-      }
+    int i = from;
+    long whole = 0;
+    while (i < to && b[i] >= '0' && b[i] <= '9' && i - from < 18) {
+      whole = whole * 10 + (b[i] - '0');
+      i++;
     }
-    long whole = digits(b, from, dot, "time");
     if (whole > 100_000_000_000L) {
       return decimal(b, from, to, 1_000_000L, "time");
     }
-    if (whole > MAX_SECONDS) {
+    if (i == from || whole > MAX_SECONDS) {
       throw bad("time", b, from, to, "epoch seconds or an ISO-8601 instant");
     }
     return decimal(b, from, to, NANOS_PER_SECOND, "time");

@@ -115,7 +115,7 @@ class LogReplayTest {
     assertThat(r.badExamples())
         .containsExactly(
             "access.log:3: status : abc (expected: digits)",
-            "access.log:4: time : x (expected: digits)");
+            "access.log:4: time : x (expected: epoch seconds or an ISO-8601 instant)");
     assertThatThrownBy(() -> replay(log, O.withMaxBadLines(1), BreakerPolicy.defaults()))
         .hasMessageContaining("access.log:4:")
         .hasMessageContaining("more than --max-bad-lines 1");
