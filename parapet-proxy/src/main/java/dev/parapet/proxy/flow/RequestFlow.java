@@ -18,6 +18,7 @@ import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
@@ -309,6 +310,26 @@ public final class RequestFlow implements CachingDownstream.Resume {
       answer(answer);
     } else if (!consultCache(true, px.ticker.read())) {
       proceed(px.ticker.read()); // its own fetch, within what is left of its own budget
+    }
+  }
+
+  /**
+   * The origin answered the cache's conditional request with a 304 for a representation the cache
+   * does not hold (the entry is gone now): the request goes to the origin again as the client sent
+   * it, within what is left of its budget. The first exchange was logged and counted as the origin
+   * exchange it was.
+   */
+  @Override
+  public void refetch(HttpHeaders clientHeaders) {
+    if (state != State.ANSWERED || background) {
+      return;
+    }
+    exchange = null;
+    down = client;
+    request.headers().set(clientHeaders);
+    long now = px.ticker.read();
+    if (!consultCache(true, now)) {
+      proceed(now);
     }
   }
 
