@@ -310,11 +310,13 @@ public final class CachingDownstream implements Downstream {
       if (t != null) {
         t.cancel();
       }
+      cs.count(EdgeCache.Status.STALE);
       cs.count(EdgeCache.Status.STALE_ON_SLOW);
       r.resume(stale);
     } else if (mode == Mode.FORWARD && held == null) {
       mode = Mode.DETACHED;
       answeredStatus = stale.status().code();
+      cs.count(EdgeCache.Status.STALE);
       cs.count(EdgeCache.Status.STALE_ON_SLOW);
       delegate.answer(stale);
     } else {
