@@ -313,6 +313,26 @@ public final class RequestFlow implements CachingDownstream.Resume {
     }
   }
 
+  /**
+   * The origin answered the cache's conditional request with a 304 for a representation the cache
+   * does not hold (the entry is gone now): the request goes to the origin again as the client sent
+   * it, within what is left of its budget. The first exchange was logged and counted as the origin
+   * exchange it was.
+   */
+  @Override
+  public void refetch(HttpHeaders clientHeaders) {
+    if (state != State.ANSWERED || background) {
+      return;
+    }
+    exchange = null;
+    down = client;
+    request.headers().set(clientHeaders);
+    long now = px.ticker.read();
+    if (!consultCache(true, now)) {
+      proceed(now);
+    }
+  }
+
   /** This request's own budget ended before the fetch it waits for: stale, else 504. */
   private void waitedTooLong() {
     waitTimer = null;
