@@ -94,7 +94,9 @@ class DocumentedKeysTest {
     rows.add(row("overload.event_loop_lag.stop_accepting", "2s", "x"));
     rows.add(row("cache.max_size", "64MiB", "huge"));
     rows.add(row("cache.stale_if_error", "10s", "x"));
+    rows.add(row("cache.stale_if_error_on", "[timeout, 5xx]", "[sometimes]"));
     rows.add(row("cache.stale_while_revalidate", "5s", "x"));
+    rows.add(row("cache.heuristic", "{fraction: 5%, max: 1h}", "{fraction: 200%}"));
     // origins.NAME
     rows.add(row(o + "hosts", "[127.0.0.1:9005]", "[nowhere]"));
     rows.add(row(o + "balancer", "round_robin", "random"));
@@ -175,6 +177,7 @@ class DocumentedKeysTest {
     rows.add(row(r + "breaker", "{failure_rate: 20%}", "{failure_rate: 0%}"));
     rows.add(row(r + "cache", "off", "[1]"));
     rows.add(row(r + "cache.default_ttl", "10s", "x"));
+    rows.add(row(r + "cache.stale_on_slow", "200ms", "x"));
     rows.add(row(r + "retry_non_idempotent", "true", "maybe"));
     return rows;
   }
