@@ -218,10 +218,14 @@ final class HtmlReport {
             .line("failures", SvgChart.PALETTE[3], toDouble(failures))
             .line("would reject", SvgChart.PALETTE[1], toDouble(rejects));
         double[] pct = new double[requests.length];
+        double[] failed = new double[requests.length];
         for (int i = 0; i < pct.length; i++) {
           pct[i] = requests[i] == 0 ? Double.NaN : 100.0 * rejects[i] / requests[i];
+          failed[i] = requests[i] == 0 ? Double.NaN : 100.0 * failures[i] / requests[i];
         }
+        // the log's failed share beside what the policy would have rejected: real trouble or not
         states(share.panel(p.name() + ": would reject (%)"), r, requests.length * bin)
+            .dashed("failed (%)", "#777777", failed)
             .line("would reject", SvgChart.PALETTE[1], pct);
       }
       out.append("<figure>\n").append(c.render()).append("</figure>\n");

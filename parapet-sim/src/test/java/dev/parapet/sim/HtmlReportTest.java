@@ -126,6 +126,8 @@ class HtmlReportTest {
             .toList();
     assertThat(apiBands).isNotEmpty();
     assertThat(apiBands.get(0).getAttribute("fill")).isEqualTo("#f8c4bd");
+    // the share chart sets the log's failed share beside the share it would have rejected
+    assertThat(seriesNames(firstPanel(svgs.get(1)))).containsExactly("failed (%)", "would reject");
     Element stat = svgs.get(2);
     assertThat(elements(stat, SVG, "title").get(0).getTextContent()).isEqualTo("route /static");
     assertThat(elements(stat, SVG, "rect")).noneMatch(r -> "band".equals(r.getAttribute("class")));

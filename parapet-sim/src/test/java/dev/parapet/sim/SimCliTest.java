@@ -125,6 +125,14 @@ class SimCliTest {
     assertThat(err.toString()).contains("failure_rate=150%");
     assertThat(run("replay", log.toString(), "--window", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--window : soon (expected: 5s, 500ms, 2m)");
+    assertThat(run("replay", log.toString(), "--policy", dir.resolve("none.yaml").toString()))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("none.yaml (expected: a readable YAML file)");
+    byte[] whole = Files.readAllBytes(log);
+    Path truncated = dir.resolve("truncated.log.gz");
+    Files.write(truncated, java.util.Arrays.copyOf(whole, whole.length / 2));
+    assertThat(run("replay", truncated.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("truncated.log.gz : ", "(expected: a complete log; read ");
     assertThat(run("replay", log.toString(), "--format", "apache")).isEqualTo(2);
     assertThat(err.toString())
         .contains("--format : apache (expected: auto, csv, json, nginx or envoy)");
