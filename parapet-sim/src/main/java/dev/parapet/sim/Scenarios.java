@@ -20,6 +20,12 @@ final class Scenarios {
   static final String SYNCHRONIZED_PROBES = "synchronized-probes";
   static final String TIERED_TIMEOUTS = "tiered-timeouts";
 
+  /**
+   * retry-storm's fault: 1,000 workers serve 7,000 attempts/s when the mean service time is 1/7 s,
+   * a log-normal median of (1000 / 7) / e^(0.3² / 2) ms.
+   */
+  static final double FAULT_MEDIAN_MILLIS = 1000.0 / 7 / Math.exp(0.3 * 0.3 / 2);
+
   /** Name → scenario, in name order. */
   static Map<String, Scenario> builtIn() {
     Map<String, Scenario> m = new TreeMap<>();
@@ -39,20 +45,21 @@ final class Scenarios {
   static Scenario retryStorm() {
     return new Scenario(
         RETRY_STORM,
-        "10k rps, origin capacity 7k, 30% of attempts time out; one naive retry vs retry budget"
-            + " + breaker",
+        "10k rps of cache misses; the origin's capacity falls from 12k to 7k rps, then it goes"
+            + " down; one naive retry vs retry budget + breaker",
         10,
         1,
         5000,
-        1000,
+        2000,
         1.0,
         80,
-        7000,
+        new OriginCapacity(1000, 10_000, true),
+        new EdgeCache(0.5, 0.5),
         500,
         10,
         List.of(
             OriginPhase.healthy("healthy", 10, 80),
-            new OriginPhase("timeouts-30%", 40, 80, 0.3, 0, 0.3, false),
+            OriginPhase.healthy("capacity-7k", 40, FAULT_MEDIAN_MILLIS),
             OriginPhase.downFor(20),
             OriginPhase.healthy("recovery", 60, 80)),
         List.of(
@@ -82,7 +89,8 @@ final class Scenarios {
         100_000,
         1.0,
         120,
-        0,
+        OriginCapacity.UNLIMITED,
+        EdgeCache.NONE,
         500,
         10,
         List.of(
@@ -118,7 +126,8 @@ final class Scenarios {
         20,
         1.0,
         50,
-        0,
+        OriginCapacity.UNLIMITED,
+        EdgeCache.NONE,
         500,
         10,
         List.of(
@@ -148,7 +157,8 @@ final class Scenarios {
         1000,
         0.5,
         50,
-        0,
+        OriginCapacity.UNLIMITED,
+        EdgeCache.NONE,
         500,
         10,
         List.of(
