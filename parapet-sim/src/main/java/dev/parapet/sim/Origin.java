@@ -24,13 +24,14 @@ import org.jspecify.annotations.Nullable;
  * the scenario's choice ({@code abandoned}). {@code serve}: the origin cannot tell, and serves
  * everything it accepted, in order — under sustained overload the queue fills with work nobody
  * waits for and goodput collapses (the overload collapse of the seeds' retry storm). {@code drop}:
- * the origin knows each attempt's deadline (a propagated deadline) and does not start work that
- * cannot end before it, so every worker-second goes to an answer a client receives and goodput
- * stays at capacity. Since a client's patience (its timeout) and the service time are drawn when
- * the attempt arrives, whether it will be dropped is known then too, which keeps the recursion
- * exact. Attempts the edge cancels early (a hedge that lost) are still served. Hung attempts
- * ({@code hang_rate}) hold their worker until the client gives up. A {@code down} phase refuses
- * connections within 1 ms and does not touch the workers.
+ * the origin knows each attempt's deadline (a propagated deadline) and does not start work that its
+ * mean service time says would end after it, so almost every worker-second goes to an answer a
+ * client receives and goodput stays near capacity (work longer than the mean can still overrun).
+ * Since a client's patience (its timeout) is known when the attempt arrives, whether it will be
+ * dropped is known then too, which keeps the recursion exact. Attempts the edge cancels early (a
+ * hedge that lost) are still served. Hung attempts ({@code hang_rate}) hold their worker until the
+ * client gives up. A {@code down} phase refuses connections within 1 ms and does not touch the
+ * workers.
  *
  * <p>With unlimited workers every attempt is served at once: its latency is its service time.
  *
@@ -65,6 +66,7 @@ final class Origin {
   private int phase;
   private OriginPhase current;
   private double @Nullable [] currentLatencies;
+  private long currentMeanNanos;
 
   // Per-second accounting, by second of the run.
   private final int seconds;
@@ -142,6 +144,7 @@ final class Origin {
     this.freeAt = new long[workers];
     this.current = timeline.get(0);
     this.currentLatencies = latencyNanos[0];
+    this.currentMeanNanos = (long) (current.meanMillis() * 1_000_000.0);
     this.seconds = seconds;
     this.accepted = new long[seconds];
     this.refused = new long[seconds];
@@ -162,6 +165,7 @@ final class Origin {
       phase++;
       current = timeline.get(phase);
       currentLatencies = latencyNanos[phase];
+      currentMeanNanos = (long) (current.meanMillis() * 1_000_000.0);
     }
   }
 
@@ -216,10 +220,10 @@ final class Origin {
         }
         start = free;
       }
-      if (!serveAbandoned && (hang ? start - deadline >= 0 : start + service - deadline > 0)) {
-        // The origin knows the client's deadline and does not start work that cannot end before
-        // it: the attempt leaves the queue unserved when it reaches the front or when its client
-        // leaves, whichever comes first.
+      if (!serveAbandoned && start + currentMeanNanos - deadline > 0) {
+        // The origin knows the client's deadline and does not start work it expects (from its
+        // mean service time) to end after it: the attempt leaves the queue unserved when it
+        // reaches the front or when its client leaves, whichever comes first.
         long leaves = Math.min(start, deadline);
         if (queueBound != OriginCapacity.UNBOUNDED && leaves != now) {
           addLeaving(leaves);

@@ -10,8 +10,9 @@ package dev.parapet.sim;
  *     queue: the edge sees a connect failure); {@link Integer#MAX_VALUE} for unbounded
  * @param serveAbandoned whether the origin serves work whose client has given up ({@code abandoned:
  *     serve}: it cannot tell; under overload the queue fills with work nobody waits for and goodput
- *     collapses) or does not start work that cannot end before the client's deadline ({@code
- *     abandoned: drop}: a deadline-aware origin; goodput stays at capacity)
+ *     collapses) or does not start work that its mean service time says would end after the
+ *     client's deadline ({@code abandoned: drop}: a deadline-aware origin; goodput stays near
+ *     capacity)
  */
 record OriginCapacity(int workers, int queue, boolean serveAbandoned) {
   static final int UNBOUNDED = Integer.MAX_VALUE;

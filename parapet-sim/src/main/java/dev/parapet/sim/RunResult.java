@@ -52,21 +52,27 @@ record RunResult(
     return b == 0 ? 0.0 : (double) a / b;
   }
 
-  /** Origin attempts per request sent to the sick origin, over the whole run. */
+  /**
+   * Origin attempts per request for the sick origin that missed the edge's cache, over the whole
+   * run.
+   */
   double amplification() {
-    return ratio(total(Col.ATTEMPTS), total(Col.SICK_OFFERED));
+    return ratio(total(Col.ATTEMPTS), total(Col.SICK_OFFERED) - total(Col.CACHE_HITS));
   }
 
-  /** Origin attempts per request sent to the sick origin, during the fault phases. */
+  /** Origin attempts per cache miss for the sick origin, during the fault phases. */
   double faultAmplification() {
-    return ratio(faultTotal(Col.ATTEMPTS), faultTotal(Col.SICK_OFFERED));
+    return ratio(
+        faultTotal(Col.ATTEMPTS), faultTotal(Col.SICK_OFFERED) - faultTotal(Col.CACHE_HITS));
   }
 
-  /** Origin attempts per request sent to the sick origin, during phase {@code i}. */
+  /** Origin attempts per cache miss for the sick origin, during phase {@code i}. */
   double phaseAmplification(int i) {
     int from = phaseStartSecond(i);
     int to = phaseEndSecond(i);
-    return ratio(series.sum(Col.ATTEMPTS, from, to), series.sum(Col.SICK_OFFERED, from, to));
+    return ratio(
+        series.sum(Col.ATTEMPTS, from, to),
+        series.sum(Col.SICK_OFFERED, from, to) - series.sum(Col.CACHE_HITS, from, to));
   }
 
   double faultAttemptsPerSecond() {

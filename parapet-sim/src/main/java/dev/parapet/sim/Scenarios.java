@@ -213,10 +213,28 @@ final class Scenarios {
     String name = runs.get(0).scenario().name();
     switch (name) {
       case RETRY_STORM -> {
+        Scenario sc = runs.get(0).scenario();
         lines.add(
-            "seed 000: 10k rps, 30% timeouts, one naive retry -> 1 + 0.3 = 1.3x = 13k attempts/s"
-                + " against 7k capacity; a budget of 20% of active requests caps retries at 0.2/(1-0.2) = 25%"
-                + " of attempts, and the breaker stops attempts once the origin is down");
+            String.format(
+                Locale.ROOT,
+                "seed 000: %.0f misses/s at an origin that can serve %.0f/s: 30%% of them cannot be"
+                    + " answered in time, and one naive retry each makes 1.3x = 13k attempts/s"
+                    + " (more once retries fail too); a budget of 20%% of active requests caps"
+                    + " retries at 25%% of attempts, and the breaker stops attempts it sees fail",
+                sc.offeredRps() * sc.sickShare() * (1 - sc.cache().hitRatio()),
+                sc.capacityRps(1)));
+        for (RunResult r : runs) {
+          lines.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s: origin goodput %.0f/s in %s (capacity %.0f/s), %.0f%% of its busy time"
+                      + " on answers no client received",
+                  r.variant().name(),
+                  r.phaseRate(Col.ORIGIN_OK, 1),
+                  sc.timeline().get(1).name(),
+                  sc.capacityRps(1),
+                  r.faultWastedShare() * 100));
+        }
       }
       case SLOW_ORIGIN -> {
         for (RunResult r : runs) {

@@ -30,7 +30,7 @@ class BuiltInScenariosTest {
     double capacity = sc.capacityRps(1);
     assertThat(naive.phaseRate(Col.ORIGIN_OK, 1)).isLessThan(0.2 * capacity);
     assertThat(naive.faultWastedShare()).isGreaterThan(0.5);
-    assertThat(naive.phaseAmplification(1)).isGreaterThan(1.2 * miss);
+    assertThat(naive.phaseAmplification(1)).isGreaterThan(1.3);
     // The breaker opens on the failures and drains the queue: more goodput, less waste, and users
     // (fresh hits and stale copies included) do no worse.
     assertThat(guarded.timeToOpenSeconds()).isBetween(0.0, 10.0);
@@ -39,7 +39,7 @@ class BuiltInScenariosTest {
     assertThat(guarded.faultWastedShare()).isLessThan(naive.faultWastedShare() / 2);
     assertThat(guarded.phaseUserSuccess(1)).isGreaterThan(naive.phaseUserSuccess(1));
     // Hard down: every miss fails, a naive retry doubles the load; the breaker holds it near 0.
-    assertThat(naive.phaseAmplification(2)).isCloseTo(2.0 * miss, within(0.05));
+    assertThat(naive.phaseAmplification(2)).isCloseTo(2.0, within(0.05));
     assertThat(guarded.phaseAmplification(2)).isLessThan(0.05);
     // Users of the origin see what the edge serves: fresh hits, then stale copies for half the
     // failed misses.
