@@ -218,4 +218,17 @@ record RunResult(
     double w = accepted == 0 ? 0 : total(Col.ORIGIN_SOJOURN_MS) / 1000.0 / accepted;
     return new double[] {l, accepted / seconds * w};
   }
+
+  /**
+   * What users of the origin under test saw during the fault phases (as {@link #phaseUserSuccess}).
+   */
+  double faultUserSuccess() {
+    return ratio(faultTotal(Col.SICK_USER_OK), faultTotal(Col.SICK_OFFERED));
+  }
+
+  /** {@code col} per second over the fault phases. */
+  double faultRate(Col col) {
+    int secs = phaseEndSecond(faultLastPhase()) - phaseStartSecond(faultFirstPhase());
+    return secs <= 0 ? 0 : (double) faultTotal(col) / secs;
+  }
 }
