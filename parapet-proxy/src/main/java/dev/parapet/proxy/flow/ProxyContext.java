@@ -33,7 +33,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,13 +59,18 @@ public final class ProxyContext {
   final EdgeCache cache;
   final CacheServices cacheServices;
   final DeadlinePolicy deadlines;
-  final AtomicLong requestIds = new AtomicLong();
+
+  /** Request ids: the core's numbers and the {@code X-Request-Id} texts (across reloads). */
+  final RequestIds requestIds;
 
   /** This proxy's {@code Via} member ({@code 1.1 NAME}), made once per configuration. */
   final AsciiString viaMember;
 
   /** How attempts at each origin pool are made (retries and hedges over one budget), by name. */
   private final Map<String, AttemptPolicy> attempts;
+
+  /** Routes with their own classifier: their origin's attempt policy judged by it, by route id. */
+  private final Map<String, AttemptPolicy> routeAttempts;
 
   final AdmissionController admission;
   final ClientLimits clientLimits;
@@ -94,6 +98,7 @@ public final class ProxyContext {
     this.overload = b.overload;
     this.incident = b.incident;
     this.accessLog = b.accessLog;
+    this.requestIds = b.requestIds != null ? b.requestIds : new RequestIds(b.random);
     this.priorities = new Priorities(settings.admission().priority());
     this.trustedPeers = new TrustedPeers(settings.trustedProxies());
     this.deadlines = new DeadlinePolicy(settings.reserve(), settings.minUseful());
@@ -102,6 +107,14 @@ public final class ProxyContext {
       a.put(pool.name(), attemptPolicy(pool.settings(), random, settings.minUseful()));
     }
     this.attempts = Map.copyOf(a);
+    Map<String, AttemptPolicy> own = new HashMap<>();
+    for (Route r : routes.routes()) {
+      AttemptPolicy p = a.get(r.origin());
+      if (r.classifier() != null && p != null) {
+        own.put(r.id(), p.withClassifier(r.classifier()));
+      }
+    }
+    this.routeAttempts = Map.copyOf(own);
     this.cache = b.cache;
     this.cacheServices =
         new CacheServices(cache, responses, metrics, ticker, incident::preferStale);
@@ -151,8 +164,18 @@ public final class ProxyContext {
     return b.build();
   }
 
-  /** The attempt policy of {@code pool}. */
-  AttemptPolicy attemptPolicy(OriginPool pool) {
+  /**
+   * The attempt policy of {@code route}'s attempts on {@code pool}: the pool's, judged by the
+   * route's own classifier when the route has one and {@code pool} is its own origin (a fallback
+   * pool judges by its own rules).
+   */
+  AttemptPolicy attemptPolicy(Route route, OriginPool pool) {
+    if (route.classifier() != null && pool.name().equals(route.origin())) {
+      AttemptPolicy own = routeAttempts.get(route.id());
+      if (own != null) {
+        return own;
+      }
+    }
     return Objects.requireNonNull(attempts.get(pool.name()), pool.name());
   }
 
@@ -175,7 +198,7 @@ public final class ProxyContext {
    * never the one that is open.
    */
   public static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host, int shard) {
-    Scope scope = origin.settings().breakerScope();
+    Scope scope = breakerScope(route, origin);
     return switch (scope) {
       case ORIGIN -> BreakerKey.of(Scope.ORIGIN, origin.name());
       case ROUTE ->
@@ -187,6 +210,14 @@ public final class ProxyContext {
       case HOST -> BreakerKey.of(Scope.HOST, host.id());
       case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/" + shard);
     };
+  }
+
+  /** The route's own scope on its own origin, the pool's scope otherwise. */
+  public static Scope breakerScope(Route route, OriginPool origin) {
+    Scope own = route.breakerScope();
+    return own != null && origin.name().equals(route.origin())
+        ? own
+        : origin.settings().breakerScope();
   }
 
   CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, int shard, long now) {
@@ -204,6 +235,11 @@ public final class ProxyContext {
       return Math.max(1, (breakerNanos + 999_999_999L) / 1_000_000_000L);
     }
     return min + random.nextLong(max - min + 1);
+  }
+
+  /** The routes of this configuration. */
+  public RouteTable routes() {
+    return routes;
   }
 
   public ProxySettings settings() {
@@ -258,6 +294,7 @@ public final class ProxyContext {
     private IncidentMode incident = new IncidentMode();
     private EdgeCache cache;
     private @Nullable AccessLog accessLog;
+    private @Nullable RequestIds requestIds;
 
     private Builder(ProxySettings settings, ProxyMetrics metrics) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -306,6 +343,12 @@ public final class ProxyContext {
     /** One JSON line per request, or null for none. */
     public Builder accessLog(@Nullable AccessLog accessLog) {
       this.accessLog = accessLog;
+      return this;
+    }
+
+    /** The request ids shared by every configuration of one listener; a new set when unset. */
+    public Builder requestIds(RequestIds ids) {
+      this.requestIds = ids;
       return this;
     }
 

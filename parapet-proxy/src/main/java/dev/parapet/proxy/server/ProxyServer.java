@@ -19,6 +19,7 @@ import dev.parapet.proxy.flow.ClientLimits;
 import dev.parapet.proxy.flow.IncidentMode;
 import dev.parapet.proxy.flow.ProxyContext;
 import dev.parapet.proxy.flow.ProxySettings;
+import dev.parapet.proxy.flow.RequestIds;
 import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.http1.ClientCodec;
 import dev.parapet.proxy.metrics.ProxyMetrics;
@@ -33,6 +34,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
@@ -75,12 +77,15 @@ public final class ProxyServer implements AutoCloseable {
   private final @Nullable AccessLog accessLog;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile ProxyContext context;
+  private final RequestIds requestIds;
 
   /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
   private List<Route> routes;
 
   private @Nullable Channel serverChannel;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> probing;
+  private @Nullable BreakerProber prober;
 
   private ProxyServer(Builder b) {
     this.settings = b.settings;
@@ -95,7 +100,9 @@ public final class ProxyServer implements AutoCloseable {
       reasons.add(e.name());
     }
     this.metrics = new ProxyMetrics(List.of(), List.of(), reasons);
-    this.listeners = new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
+    this.requestIds = new RequestIds(random);
+    this.listeners =
+        new BreakerListeners(new BreakerEventLog(settings.name(), ticker, requestIds), metrics);
     // Shed counters exist from the start (at zero): a dashboard shows "0 shed", not "no data".
     for (int priority = 1; priority <= 4; priority++) {
       for (RejectReason reason : RejectReason.values()) {
@@ -414,6 +421,7 @@ public final class ProxyServer implements AutoCloseable {
             .overload(overload, incident)
             .cache(cache)
             .accessLog(accessLog)
+            .requestIds(requestIds)
             .build();
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
@@ -449,7 +457,7 @@ public final class ProxyServer implements AutoCloseable {
       }
       BreakerPolicy routePolicy = r.breaker();
       BreakerPolicy policy =
-          pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null
+          ProxyContext.breakerScope(r, pool) == Scope.ROUTE && routePolicy != null
               ? routePolicy
               : pool.settings().breaker();
       for (HostPool h : pool.hosts()) {
@@ -509,7 +517,16 @@ public final class ProxyServer implements AutoCloseable {
     overload.start(group);
     reconciling =
         group.next().scheduleWithFixedDelay(this::reconcileBreakers, 1, 1, TimeUnit.SECONDS);
+    EventLoop probeLoop = group.next();
+    prober = new BreakerProber(this::context, ticker, probeLoop);
+    probing = probeLoop.scheduleWithFixedDelay(prober::sweep, 100, 100, TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  /** Synthetic breaker probes sent so far (0 before start). */
+  public long breakerProbesSent() {
+    BreakerProber p = prober;
+    return p == null ? 0 : p.probesSent();
   }
 
   /** The bound port (useful when configured with port 0). */
@@ -573,6 +590,10 @@ public final class ProxyServer implements AutoCloseable {
     io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
     if (r != null) {
       r.cancel(false);
+    }
+    io.netty.util.concurrent.ScheduledFuture<?> pr = probing;
+    if (pr != null) {
+      pr.cancel(false);
     }
     context.origins().values().forEach(OriginPool::stop);
     context.origins().values().forEach(OriginPool::closeIdle);

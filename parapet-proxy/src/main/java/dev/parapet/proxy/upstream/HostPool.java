@@ -96,9 +96,22 @@ public final class HostPool {
       int maxPending,
       int connectTimeoutMillis,
       Class<? extends Channel> channelType) {
+    this(id, index, address, 1, maxConnections, maxPending, connectTimeoutMillis, channelType);
+  }
+
+  /** A host of {@code weight} in {@code [1, Host.MAX_WEIGHT]} for the pool's balancer. */
+  public HostPool(
+      String id,
+      int index,
+      InetSocketAddress address,
+      int weight,
+      int maxConnections,
+      int maxPending,
+      int connectTimeoutMillis,
+      Class<? extends Channel> channelType) {
     this.id = id;
     this.index = index;
-    this.host = new Host(id);
+    this.host = new Host(id, weight);
     this.address = address;
     this.maxConnections = maxConnections;
     this.maxPending = maxPending;

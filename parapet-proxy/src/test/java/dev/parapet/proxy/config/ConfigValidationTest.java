@@ -136,7 +136,7 @@ class ConfigValidationTest {
         .containsExactly(
             "rootes: unknown key 'rootes' (did you mean 'routes'?)",
             "cache.stale-if-error: unknown key 'stale-if-error' (did you mean 'stale_if_error'?)",
-            "cache.colour: unknown key 'colour' (known: max_size, stale_if_error, stale_while_revalidate)",
+            "cache.colour: unknown key 'colour' (known: max_size, stale_if_error, stale_if_error_on, stale_while_revalidate, heuristic)",
             "routes[0].match.prefx: unknown key 'prefx' (did you mean 'prefix'?)");
   }
 
@@ -409,7 +409,7 @@ class ConfigValidationTest {
                 + " '127.0.0.1:9901'",
             "origins.api.timeout: must be a duration like 250ms, 3s, 5m or 1h, was a mapping",
             "origins.api.breaker: must be a mapping with keys scope, mode, window, buckets, window_size,"
-                + " min_requests, failure_rate, slow, connect_failures, open, half_open, ramp,"
+                + " min_requests, failure_rate, failure_statuses, slow, connect_failures, open, half_open, ramp,"
                 + " flapping, probe, was a list",
             "routes: must be a list of routes, was a mapping");
   }
