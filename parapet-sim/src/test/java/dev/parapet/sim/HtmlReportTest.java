@@ -71,13 +71,19 @@ class HtmlReportTest {
       List<String> first = seriesNames(panels.get(0));
       assertThat(first).isNotEmpty();
       assertThat(seriesNames(panels.get(1))).isEqualTo(first);
-      // Phases as bands: healthy, timeouts-30%, down, recovery.
+      // Phases as bands: healthy, capacity-7k, down, recovery.
       assertThat(elements(panels.get(0), SVG, "rect"))
           .filteredOn(r -> "band".equals(r.getAttribute("class")))
           .hasSize(4);
     }
     assertThat(seriesNames(firstPanel(svgs.get(0))))
-        .containsExactly("offered", "origin attempts", "retries", "good answers", "fast fails");
+        .containsExactly(
+            "offered",
+            "origin attempts",
+            "retries",
+            "good answers",
+            "fast fails",
+            "origin goodput");
   }
 
   @Test

@@ -40,6 +40,43 @@ class SimCliTest {
   }
 
   @Test
+  void sweepPrintsOneRowPerValueAndRefusesAParameterTheVariantLacks() throws Exception {
+    Path html = dir.resolve("sweep.html");
+    assertThat(
+            run(
+                "sweep",
+                "retry-storm",
+                "--param",
+                "budget_ratio",
+                "--values",
+                "0.1,0.3",
+                "--seeds",
+                "2",
+                "--scale",
+                "0.05",
+                "--html",
+                html.toString()))
+        .isZero();
+    assertThat(out.toString())
+        .contains("sweep budget_ratio", "seeds 1..2", "10%", "30%", "wrote " + html);
+    assertThat(HtmlReportTest.parse(Files.readString(html)).getDocumentElement().getLocalName())
+        .isEqualTo("html");
+    assertThat(
+            run(
+                "sweep",
+                "retry-storm",
+                "--param",
+                "open_duration",
+                "--variant",
+                "naive retry",
+                "--scale",
+                "0.05"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--param open_duration : variant 'naive retry' has no breaker");
+  }
+
+  @Test
   void runWritesTheHtmlReportAndAStandaloneChartWhereAsked() throws Exception {
     Path html = dir.resolve("out/report.html");
     Path svg = dir.resolve("img/chart.svg");
