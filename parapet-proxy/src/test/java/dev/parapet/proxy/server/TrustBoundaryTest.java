@@ -181,11 +181,12 @@ class TrustBoundaryTest {
           "X-Real-IP",
           "True-Client-IP",
           "X-Original-URL",
-          "X-Rewrite-URL",
-          "X-Request-Id"
+          "X-Rewrite-URL"
         }) {
       assertThat(seen.header(removed)).as(removed).isNull();
     }
+    // The client's request id is replaced by the proxy's own.
+    assertThat(seen.header("X-Request-Id")).matches("[0-9a-f]{16}");
     assertThat(seen.header("X-Kept")).isEqualTo("yes");
   }
 
