@@ -98,6 +98,11 @@ final class ReplayCommand implements Callable<Integer> {
       description = "path segments naming a route in nginx/Envoy logs (default ${DEFAULT-VALUE})")
   int routeDepth = 1;
 
+  @Option(
+      names = "--max-routes",
+      description = "distinct routes kept (default ${DEFAULT-VALUE}); one more is a bad line")
+  int maxRoutes = 1000;
+
   @Option(names = "--time", description = "start or end: what the log's time field is")
   @Nullable String time;
 
@@ -193,6 +198,7 @@ final class ReplayCommand implements Callable<Integer> {
         .withRange(instant("--from", from), instant("--to", to))
         .withMaxBadLines(maxBadLines)
         .withRouteDepth(routeDepth)
+        .withMaxRoutes(maxRoutes)
         .withTimeIsEnd(timeIsEnd)
         .withTrouble(rate("--trouble-rate", troubleRate), Duration.ofSeconds(10), 10)
         .withThreads(n);

@@ -253,6 +253,25 @@ public record ReplayOptions(
         seed);
   }
 
+  public ReplayOptions withMaxRoutes(int n) {
+    return new ReplayOptions(
+        format,
+        slow,
+        window,
+        maxLatency,
+        from,
+        to,
+        maxBadLines,
+        routeDepth,
+        timeIsEnd,
+        troubleRate,
+        troubleBin,
+        troubleMinRequests,
+        n,
+        threads,
+        seed);
+  }
+
   long troubleBinNanos() {
     return troubleBin.toNanos();
   }

@@ -11,7 +11,10 @@ final class RouteTable {
   private int[] slots = new int[64]; // id + 1, 0 = empty
   private int[] hashes = new int[64];
   private byte[][] bytes = new byte[16][];
-  private String[] names = new String[16];
+  // Written by the reading thread only; read by policy workers for ids handed to them in a batch
+  // (the queue orders the write before the read). Volatile so that a worker reading while the
+  // reader grows the array sees the new array with its contents, not a bare reference.
+  private volatile String[] names = new String[16];
   private int size;
 
   RouteTable(int maxRoutes) {
@@ -64,7 +67,9 @@ final class RouteTable {
     }
     int id = size++;
     bytes[id] = Arrays.copyOfRange(b, from, to);
-    names[id] = Scan.text(b, from, to);
+    String[] n = names;
+    n[id] = Scan.text(b, from, to);
+    names = n; // publishes the new name to a worker that reads the array now
     slots[slot] = id + 1;
     hashes[slot] = h;
     if (size * 2 > slots.length) {

@@ -213,6 +213,17 @@ class LogReplayTest {
   }
 
   @Test
+  void routesPastTheLimitAreBadLines() throws Exception {
+    String log = "time,route,status,latency_ms\n1,/a,200,5\n2,/b,200,5\n3,/c,200,5\n4,/a,200,5\n";
+    ReplayResult r = replay(log, O.withMaxRoutes(2).withMaxBadLines(5), BreakerPolicy.defaults());
+    assertThat(r.badLines()).isEqualTo(1);
+    assertThat(r.badExamples().get(0))
+        .isEqualTo(
+            "access.log:4: route : /c is one more than 2 (expected: a bounded set of route names)");
+    assertThat(r.policies().get(0).routes()).extracting(x -> x.route).containsExactly("/a", "/b");
+  }
+
+  @Test
   void optionsAreCheckedWithTheirName() {
     assertThatThrownBy(() -> O.withSlow(Duration.ZERO)).hasMessage("--slow : PT0S (expected: > 0)");
     assertThatThrownBy(() -> O.withTrouble(1.5, Duration.ofSeconds(10), 10))
