@@ -67,7 +67,7 @@ public final class CachingDownstream implements Downstream {
   }
 
   /** What the decorator does with what passes through it. */
-  private enum Mode {
+  enum Mode {
     /** Not looked up (an unsafe method, a body): invalidate on success, add Cache-Status. */
     BYPASS,
     /** Looked up and forwarded: merge a 304, answer stale on errors, record what is storable. */
@@ -92,36 +92,36 @@ public final class CachingDownstream implements Downstream {
   private static final String CACHE_STATUS = "Cache-Status";
 
   final CacheServices cs;
-  private final EdgeCache edge;
+  final EdgeCache edge;
   final Downstream delegate;
   final HttpRequest request;
   final @Nullable CacheKey key;
   final boolean head;
   final long startNanos;
-  private final Heuristic heuristic;
+  final Heuristic heuristic;
   final String routeId;
   final String originForm;
-  private final @Nullable Resume resume;
+  final @Nullable Resume resume;
 
   /** The client's fields: the request's own until it is forwarded, then a copy (see forward). */
   private HttpHeaders clientHeaders;
 
-  private Mode mode;
+  Mode mode;
   private Step step = Step.FORWARD;
   private @Nullable FullHttpResponse answer;
   private @Nullable Refresh refresh;
   private int answeredStatus;
-  private CacheStatus.Fwd fwd = CacheStatus.Fwd.MISS;
+  CacheStatus.Fwd fwd = CacheStatus.Fwd.MISS;
 
   /** The stored entry this request validates or may fall back to, if any. */
   private @Nullable CachedResponse stale;
 
   /** Our own validators went with the request (a 304 is then ours to merge). */
-  private boolean revalidating;
+  boolean revalidating;
 
   private Collapser.@Nullable Ticket<CacheKey, CachedResponse> ticket;
   private Collapser.@Nullable Flight<CacheKey, CachedResponse> flight;
-  private @Nullable Recorder recorder;
+  @Nullable Recorder recorder;
 
   /**
    * The head of the response being recorded, held until its first content: {@code Cache-Status}
@@ -130,12 +130,12 @@ public final class CachingDownstream implements Downstream {
    * HTTP/1.1 connection flushes a head with the first content anyway. A response that stops before
    * (reset, client gone) is {@link Mode#ANSWERED} or {@link Mode#GONE}, so the head is never sent.
    */
-  private @Nullable Held held;
+  @Nullable Held held;
 
   /** The {@code stale_on_slow} timer while it runs. */
   private @Nullable StaleOnSlow slow;
 
-  private record Held(HttpResponse head, @Nullable String proxyStatus, CacheStatus status) {}
+  record Held(HttpResponse head, @Nullable String proxyStatus, CacheStatus status) {}
 
   private CachingDownstream(
       CacheServices cs,
@@ -418,7 +418,7 @@ public final class CachingDownstream implements Downstream {
       }
       case DETACHED -> {
         // recorded (the head is then held until its content) or merged; never answered
-        FullHttpResponse none = onOriginHead(response, proxyStatus);
+        FullHttpResponse none = OriginHead.decide(this, response, proxyStatus);
         ReferenceCountUtil.release(none);
         if (held == null) {
           ReferenceCountUtil.release(response);
@@ -426,7 +426,7 @@ public final class CachingDownstream implements Downstream {
       }
       case FORWARD, REFRESH -> {
         stopSlowTimer();
-        FullHttpResponse instead = onOriginHead(response, proxyStatus);
+        FullHttpResponse instead = OriginHead.decide(this, response, proxyStatus);
         if (instead != null) {
           ReferenceCountUtil.release(response);
           answerEarly(instead);
@@ -440,90 +440,6 @@ public final class CachingDownstream implements Downstream {
       }
       case WAITING, ANSWERED, REFETCH, GONE -> ReferenceCountUtil.release(response);
     }
-  }
-
-  /**
-   * The origin's response head: an answer to write instead (a merged 304, a stale copy), or null to
-   * forward it — with {@code Cache-Status} added, or teed and {@link #held} when storable.
-   */
-  private @Nullable FullHttpResponse onOriginHead(
-      HttpResponse response, @Nullable String proxyStatus) {
-    long now = cs.ticker().read();
-    int status = response.status().code();
-    HttpHeaders headers = response.headers();
-    CacheKey k = requireKey();
-    boolean background = mode == Mode.REFRESH || mode == Mode.DETACHED;
-    long wall = edge.wallMillis();
-    CachedResponse e = stale;
-    if (revalidating && status == 304 && e != null) {
-      CachedResponse merged = e.withNotModified(headers, startNanos, now, wall, heuristic);
-      if (merged != null) {
-        edge.store().replace(k, e, merged);
-        endFlight(merged, null);
-        if (background) {
-          mode = Mode.ANSWERED;
-          return null;
-        }
-        cs.count(EdgeCache.Status.REVALIDATED);
-        return StoredAnswers.fromEntry(
-            cs,
-            merged,
-            clientHeaders,
-            head,
-            now,
-            cs.status().fwd(fwd).fwdStatus(304).ttl(merged.ttlSeconds(now)),
-            true);
-      }
-      // §4.3.4: the 304 names another representation; the stored one is no longer trusted.
-      // Waiters fetch for themselves; this request is sent again in full once the 304 is over.
-      edge.store().invalidate(k);
-      endFlight(null, FetchFailed.notShared("304 for another representation"));
-      if (!background && resume != null) {
-        mode = Mode.REFETCH;
-        return null;
-      }
-      mode = Mode.ANSWERED; // a refresh: nothing to answer, the next request fetches in full
-      return null;
-    }
-    if (head && e != null && status == 200 && !background) {
-      updateFromHead(k, e, headers, now, wall);
-    }
-    StaleTrigger trigger = StaleTrigger.forStatus(status);
-    if (trigger != null) {
-      endFlight(null, new FetchFailed(trigger, null, "origin answered " + status, -1));
-      FullHttpResponse r =
-          background ? null : onError(trigger, null, "origin answered " + status, status, now);
-      if (r != null) {
-        return r;
-      }
-    }
-    CacheStatus s = cs.status().fwd(fwd).fwdStatus(status);
-    Storability verdict =
-        head
-            ? Storability.METHOD
-            : Storability.of(request.method(), clientHeaders, status, headers, heuristic, wall);
-    long declared = Recorder.declaredLength(headers);
-    long max = edge.store().maxObjectBytes();
-    if (trigger != null && !(verdict.isStorable() && declared <= max)) {
-      // A 5xx the origin did not mark storable: forwarded; its key stays collapsed (an erroring
-      // origin is the one that most needs its misses collapsed).
-      countUnlessBackground(EdgeCache.Status.MISS);
-      addStatus(headers, s);
-      return null;
-    }
-    if (verdict.isStorable() && declared <= max) {
-      recorder = new Recorder(status, headers.copy(), now, wall, max, declared);
-      edge.clearPass(k);
-      held = new Held(response, proxyStatus, s);
-    } else {
-      if (!head && !background) {
-        edge.markPass(k);
-      }
-      endFlight(null, FetchFailed.notShared("not shareable: " + verdict));
-      addStatus(headers, s);
-    }
-    countUnlessBackground(EdgeCache.Status.MISS);
-    return null;
   }
 
   @Override
@@ -578,7 +494,7 @@ public final class CachingDownstream implements Downstream {
 
   @Override
   public void answer(FullHttpResponse response) {
-    if (mode == Mode.GONE) {
+    if (mode == Mode.GONE || mode == Mode.DETACHED) {
       response.release();
       return;
     }
@@ -648,27 +564,6 @@ public final class CachingDownstream implements Downstream {
   // ---------------------------------------------------------------------------------------------
   // Pieces
 
-  /**
-   * RFC 9111 §4.3.5: a 200 to a HEAD updates the stored GET response's fields when it describes the
-   * same representation (validators and {@code Content-Length} agree), else the stored response is
-   * no longer trusted and is dropped.
-   */
-  private void updateFromHead(
-      CacheKey k, CachedResponse e, HttpHeaders headers, long now, long wall) {
-    String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
-    boolean same =
-        Revalidation.validatorsMatch(e, headers)
-            && (length == null
-                || length.trim().equals(e.headers().get(HttpHeaderNames.CONTENT_LENGTH)));
-    CachedResponse updated =
-        same ? e.withNotModified(headers, startNanos, now, wall, heuristic) : null;
-    if (updated != null) {
-      edge.store().replace(k, e, updated);
-    } else {
-      edge.store().invalidate(k);
-    }
-  }
-
   private void refetch() {
     Resume r = resume;
     if (mode != Mode.REFETCH || r == null) {
@@ -708,7 +603,7 @@ public final class CachingDownstream implements Downstream {
     }
   }
 
-  private void endFlight(@Nullable CachedResponse value, @Nullable Throwable cause) {
+  void endFlight(@Nullable CachedResponse value, @Nullable Throwable cause) {
     Collapser.Flight<CacheKey, CachedResponse> f = flight;
     if (f == null) {
       return;
@@ -721,7 +616,7 @@ public final class CachingDownstream implements Downstream {
     }
   }
 
-  private void countUnlessBackground(EdgeCache.Status s) {
+  void countUnlessBackground(EdgeCache.Status s) {
     if (mode != Mode.REFRESH && mode != Mode.DETACHED) {
       cs.count(s);
     }
