@@ -66,6 +66,7 @@ public final class AdmissionController {
   private final long targetNanos;
   private final long intervalNanos;
   private final ReentrantLock lock = new ReentrantLock();
+  private volatile @Nullable Partitions partitions;
 
   // Guarded by lock: one FIFO list per rank, highest rank admitted first.
   private final @Nullable AdmissionTicket[] heads = new AdmissionTicket[RANKS];
@@ -150,7 +151,16 @@ public final class AdmissionController {
     if (refuses(level, ticket.rank)) {
       return reject(ticket, RejectReason.OVERLOAD);
     }
+    Partitions parts = partitions;
+    int p = ticket.partition;
+    if (parts != null && p >= 0 && p < parts.size() && parts.underShare(p, gate.limit())) {
+      // The partition's guaranteed share: admitted now, beyond the limit if need be.
+      gate.acquireBeyondLimit(ticket.permit(), nowNanos);
+      hold(ticket);
+      return Decision.ADMITTED;
+    }
     if (queued == 0 && gate.tryAcquire(ticket.permit(), nowNanos)) {
+      hold(ticket);
       return Decision.ADMITTED;
     }
     if (queueMax == 0) {
@@ -164,6 +174,7 @@ public final class AdmissionController {
         return reject(ticket, RejectReason.OVERLOAD);
       }
       if (size == 0 && gate.tryAcquire(ticket.permit(), nowNanos)) {
+        hold(ticket);
         return Decision.ADMITTED;
       }
       if (size >= queueMax) {
@@ -223,6 +234,45 @@ public final class AdmissionController {
         lock.unlock();
       }
       notifyRejected(victim, RejectReason.OVERLOAD, nowNanos);
+    }
+  }
+
+  /**
+   * Installs guaranteed shares of the limit by partition (the proxy's routes), or none. Requests in
+   * flight give their slots back to the partitions they took them from.
+   */
+  public void partitions(@Nullable Partitions p) {
+    this.partitions = p;
+  }
+
+  /** The partitions in force, or null. */
+  public @Nullable Partitions partitions() {
+    return partitions;
+  }
+
+  /**
+   * Ends an admitted request: gives its partition's slot back, then completes its permit, as a
+   * sample of the limit when {@code sample} (a success), else ignored.
+   */
+  public void complete(AdmissionTicket ticket, boolean sample, long nowNanos) {
+    Partitions h = ticket.heldIn;
+    if (h != null) {
+      ticket.heldIn = null;
+      h.gaveBack(ticket.partition);
+    }
+    if (sample) {
+      ticket.permit().onSuccess(nowNanos);
+    } else {
+      ticket.permit().onIgnore(nowNanos);
+    }
+  }
+
+  private void hold(AdmissionTicket ticket) {
+    Partitions parts = partitions;
+    int p = ticket.partition;
+    if (parts != null && p >= 0 && p < parts.size()) {
+      parts.took(p);
+      ticket.heldIn = parts;
     }
   }
 
@@ -320,6 +370,7 @@ public final class AdmissionController {
           chosen = lowest();
           admit = false;
         } else if (gate.tryAcquire(best.permit(), nowNanos)) {
+          hold(best);
           chosen = best;
           admit = true;
         } else {

@@ -24,9 +24,24 @@ public final class AdmissionTicket {
   int rank;
   volatile @Nullable RejectReason rejectReason;
 
+  /** The partition (route) whose share this request counts against; -1 for none. */
+  int partition = -1;
+
+  /** The partitions it holds a slot in, until {@link AdmissionController#complete}. */
+  @Nullable Partitions heldIn;
+
   /** A ticket whose queued outcome goes to {@code listener}. */
   public AdmissionTicket(AdmissionListener listener) {
     this.listener = listener;
+  }
+
+  /**
+   * Counts the request against partition {@code p}'s guaranteed share ({@link Partitions}); set
+   * before {@link AdmissionController#offer}. Negative: no partition.
+   */
+  public AdmissionTicket partition(int p) {
+    this.partition = p;
+    return this;
   }
 
   /** The slot; complete it with {@code onSuccess/onIgnore/onDropped} when the request ends. */

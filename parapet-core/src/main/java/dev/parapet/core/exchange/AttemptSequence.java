@@ -118,6 +118,14 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
   // ---------------------------------------------------------------------------------------------
   // What the driver reports
 
+  /**
+   * The admission partition (a route's guaranteed share of the limit) this request counts against;
+   * -1, the default, for none.
+   */
+  protected int admissionPartition() {
+    return -1;
+  }
+
   /** Runs the gate: pick, breaker (then the fallback's), admission, deadline, first attempt. */
   public final void begin(long now) {
     A first = pick(Attempt.Kind.FIRST, null, now);
@@ -138,7 +146,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
       resumeAdmitted(now);
       return;
     }
-    AdmissionTicket t = new AdmissionTicket(this);
+    AdmissionTicket t = new AdmissionTicket(this).partition(admissionPartition());
     ticket = t;
     switch (ac.offer(t, priority, requestKind, now)) {
       case ADMITTED -> resumeAdmitted(now);
@@ -179,8 +187,9 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     if (phase != ExchangePhase.ADMISSION || first == null) {
       // The client left while the request was queued.
       AdmissionTicket t = ticket;
-      if (t != null && t.permit().isActive()) {
-        t.permit().onIgnore(now);
+      AdmissionController ac = admission;
+      if (t != null && ac != null && t.permit().isActive()) {
+        ac.complete(t, false, now);
       }
       return;
     }
@@ -297,12 +306,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     moveTo(ExchangePhase.SUCCEEDED);
     cancelTimer(Timer.RETRY);
     AdmissionTicket t = ticket;
-    if (t != null && t.permit().isActive()) {
-      if (winner.outcome().kind() == Outcome.Kind.SUCCESS) {
-        t.permit().onSuccess(now);
-      } else {
-        t.permit().onIgnore(now); // see the class comment: origin trouble does not teach the limit
-      }
+    AdmissionController ac = admission;
+    if (t != null && ac != null && t.permit().isActive()) {
+      // Only successes teach the limit; see the class comment: origin trouble does not.
+      ac.complete(t, winner.outcome().kind() == Outcome.Kind.SUCCESS, now);
     }
     finishExtraLoad();
     succeeded(winner, now);
@@ -572,7 +579,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     AdmissionController ac = admission;
     if (t != null && ac != null) {
       if (t.permit().isActive()) {
-        t.permit().onIgnore(now);
+        ac.complete(t, false, now);
       } else if (before == ExchangePhase.ADMISSION && t.isQueued()) {
         ac.cancel(t);
       }

@@ -105,6 +105,18 @@ public final class ConcurrencyGate {
     return true;
   }
 
+  /**
+   * Takes a slot into {@code permit} even when {@link #inflight()} has reached the limit: a
+   * guaranteed share that admission control owes a partition (see {@code AdmissionController}). The
+   * completion is fed to the algorithm like any other; until enough slots free up, {@link
+   * #tryAcquire} refuses everyone else. Allocation-free.
+   */
+  public void acquireBeyondLimit(Permit permit, long nowNanos) {
+    permit.checkIdle();
+    long s = (long) STATE.getAndAdd(this, 1L);
+    permit.arm(this, nowNanos, (int) (s & INFLIGHT_MASK) + 1);
+  }
+
   /** The current limit. */
   public int limit() {
     return (int) ((long) STATE.getVolatile(this) >>> 32);

@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param breaker the effective breaker: the origin's, with this route's {@code breaker:} fields
  *     merged over it
  * @param cache caching on this route
+ * @param retryNonIdempotent {@code retry_non_idempotent}
+ * @param share {@code share}: the route's guaranteed share of the admission limit, or NaN for an
+ *     equal split of what the routes with a share leave
  */
 public record RouteConfig(
     int index,
@@ -22,7 +25,21 @@ public record RouteConfig(
     int priority,
     BreakerConfig breaker,
     Cache cache,
-    boolean retryNonIdempotent) {
+    boolean retryNonIdempotent,
+    double share) {
+
+  /** A route with the default share. */
+  public RouteConfig(
+      int index,
+      Match match,
+      String origin,
+      Duration timeout,
+      int priority,
+      BreakerConfig breaker,
+      Cache cache,
+      boolean retryNonIdempotent) {
+    this(index, match, origin, timeout, priority, breaker, cache, retryNonIdempotent, Double.NaN);
+  }
 
   /** A route that retries idempotent methods only. */
   public RouteConfig(

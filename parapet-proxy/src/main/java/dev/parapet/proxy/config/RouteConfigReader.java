@@ -21,7 +21,14 @@ import org.jspecify.annotations.Nullable;
 final class RouteConfigReader {
   private static final Set<String> KEYS =
       MappingReader.keys(
-          "match", "origin", "timeout", "priority", "breaker", "cache", "retry_non_idempotent");
+          "match",
+          "origin",
+          "timeout",
+          "priority",
+          "share",
+          "breaker",
+          "cache",
+          "retry_non_idempotent");
   private static final Set<String> MATCH = MappingReader.keys("host", "prefix");
   private static final Set<String> CACHE = MappingReader.keys("default_ttl", "stale_on_slow");
   private static final Pattern HOST =
@@ -80,6 +87,23 @@ final class RouteConfigReader {
                 r.location("match")));
       }
       routes.add(route);
+    }
+    double explicit = 0;
+    for (RouteConfig route : routes) {
+      explicit += Double.isNaN(route.share()) ? 0 : route.share();
+    }
+    if (explicit > 1.000_001) {
+      for (RouteConfig route : routes) {
+        if (!Double.isNaN(route.share())) {
+          problems.add(
+              ConfigProblem.error(
+                  "routes[" + route.index() + "].share",
+                  "routes' shares must add up to at most 100%, they add up to "
+                      + Math.round(explicit * 1000) / 10.0
+                      + "%",
+                  root.location("routes")));
+        }
+      }
     }
     return routes;
   }
@@ -142,6 +166,10 @@ final class RouteConfigReader {
                   default ->
                       throw new IllegalArgumentException("must be true or false, was '" + v + "'");
                 });
+    double share =
+        r.has("share")
+            ? r.percent("share", Double.NaN, MappingReader.ShareRange.ABOVE_ZERO)
+            : Double.NaN;
     if (origin == null) {
       return null;
     }
@@ -153,6 +181,7 @@ final class RouteConfigReader {
         priority,
         breaker,
         cache,
-        retryNonIdempotent);
+        retryNonIdempotent,
+        share);
   }
 }

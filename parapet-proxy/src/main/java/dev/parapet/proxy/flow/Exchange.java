@@ -114,6 +114,11 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   // The sequence's hooks
 
   @Override
+  protected int admissionPartition() {
+    return px.admissionPartition(route);
+  }
+
+  @Override
   protected UpstreamAttempt pick(Attempt.Kind kind, @Nullable UpstreamAttempt previous, long now) {
     return attemptOn(previous == null ? routePool : previous.pool(), kind, previous, now);
   }

@@ -31,6 +31,7 @@ import dev.parapet.proxy.upstream.OriginSettings;
 import io.netty.util.AsciiString;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -71,6 +72,9 @@ public final class ProxyContext {
 
   /** How attempts at each origin pool are made (retries and hedges over one budget), by name. */
   private final Map<String, AttemptPolicy> attempts;
+
+  /** Each route's position in the route list: its admission partition. */
+  private final Map<String, Integer> routeIndex;
 
   /** Routes with their own classifier: their origin's attempt policy judged by it, by route id. */
   private final Map<String, AttemptPolicy> routeAttempts;
@@ -119,6 +123,12 @@ public final class ProxyContext {
       }
     }
     this.routeAttempts = Map.copyOf(own);
+    Map<String, Integer> index = new HashMap<>();
+    List<Route> all = routes.routes();
+    for (int i = 0; i < all.size(); i++) {
+      index.putIfAbsent(all.get(i).id(), i);
+    }
+    this.routeIndex = Map.copyOf(index);
     this.cache = b.cache;
     this.cacheServices =
         new CacheServices(cache, responses, metrics, ticker, incident::preferStale);
@@ -239,6 +249,12 @@ public final class ProxyContext {
       return Math.max(1, (breakerNanos + 999_999_999L) / 1_000_000_000L);
     }
     return min + random.nextLong(max - min + 1);
+  }
+
+  /** The admission partition of {@code route} (its position), -1 for a route not configured. */
+  int admissionPartition(Route route) {
+    Integer i = routeIndex.get(route.id());
+    return i == null ? -1 : i;
   }
 
   /** The routes of this configuration. */

@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  *     {@code breaker.slow.threshold} merged over the origin's), or null for the origin's
  * @param probePath {@code breaker.probe.path} of a route-scoped breaker with synthetic probes, or
  *     null (live probes, or the origin's probe path for shared breakers)
+ * @param share the route's guaranteed share of the admission limit ({@code routes[].share}), or NaN
+ *     for an equal split of what routes with a share leave
  */
 public record Route(
     String id,
@@ -41,7 +43,8 @@ public record Route(
     boolean retryNonIdempotent,
     @Nullable Scope breakerScope,
     @Nullable OutcomeClassifier classifier,
-    @Nullable String probePath) {
+    @Nullable String probePath,
+    double share) {
 
   /** Priority class of a route that states none (DESIGN.md {@code admission.priority.default}). */
   public static final int DEFAULT_PRIORITY = 2;
@@ -71,7 +74,18 @@ public record Route(
       int priority,
       boolean retryNonIdempotent) {
     this(
-        id, host, prefix, origin, timeout, breaker, priority, retryNonIdempotent, null, null, null);
+        id,
+        host,
+        prefix,
+        origin,
+        timeout,
+        breaker,
+        priority,
+        retryNonIdempotent,
+        null,
+        null,
+        null,
+        Double.NaN);
   }
 
   /** A route that uses its origin's breaker policy. */

@@ -339,7 +339,8 @@ public final class ProxyRuntime implements AutoCloseable {
               r.retryNonIdempotent(),
               own.scope() == inherited.scope() ? null : own.scope(),
               ownClassifier && os != null ? classifier(own, os.latency()) : null,
-              own.scope() == Scope.ROUTE ? own.probePath() : null));
+              own.scope() == Scope.ROUTE ? own.probePath() : null,
+              r.share()));
     }
     return routes;
   }

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.server;
 
 import dev.parapet.core.admission.AdmissionController;
+import dev.parapet.core.admission.Partitions;
 import dev.parapet.core.admission.RejectReason;
 import dev.parapet.core.breaker.BreakerKey;
 import dev.parapet.core.breaker.BreakerListener;
@@ -404,6 +405,7 @@ public final class ProxyServer implements AutoCloseable {
         previous != null && sameAdmission(previous.settings().admission(), settings.admission())
             ? previous.admission()
             : admission(settings.admission());
+    admission.partitions(partitions(routes));
     metrics.gauge(
         "parapet.concurrency.limit",
         "listener",
@@ -435,6 +437,29 @@ public final class ProxyServer implements AutoCloseable {
             .tracing(tracing)
             .build();
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
+  }
+
+  /**
+   * Each route's guaranteed share of the admission limit, in route order: its {@code share}, or an
+   * equal split of what the routes with a share leave (with no shares at all: 1/n each).
+   */
+  static Partitions partitions(List<Route> routes) {
+    double explicit = 0;
+    int unset = 0;
+    for (Route r : routes) {
+      if (Double.isNaN(r.share())) {
+        unset++;
+      } else {
+        explicit += r.share();
+      }
+    }
+    double each = unset == 0 ? 0 : Math.max(0, 1 - explicit) / unset;
+    double[] shares = new double[routes.size()];
+    for (int i = 0; i < shares.length; i++) {
+      double s = routes.get(i).share();
+      shares[i] = Double.isNaN(s) ? each : s;
+    }
+    return new Partitions(shares);
   }
 
   /** The limit and queue are kept across a reload unless their configuration changed. */

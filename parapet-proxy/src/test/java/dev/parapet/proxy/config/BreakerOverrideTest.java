@@ -215,6 +215,33 @@ class BreakerOverrideTest {
   }
 
   @Test
+  void routeSharesMayNotAddUpToMoreThanTheWholeLimit() throws Exception {
+    ProxyConfig c =
+        ConfigDefaultsTest.load(
+            """
+            origins:
+              api: {hosts: [127.0.0.1:9001]}
+            routes:
+              - {origin: api, share: 60%}
+              - {origin: api, match: {prefix: /b/}}
+            """);
+    assertThat(c.routes().get(0).share()).isEqualTo(0.60);
+    assertThat(c.routes().get(1).share()).isNaN();
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
+                  api: {hosts: [127.0.0.1:9001]}
+                routes:
+                  - {origin: api, share: 60%}
+                  - {origin: api, match: {prefix: /b/}, share: 50%}
+                """))
+        .containsExactly(
+            "routes[0].share: routes' shares must add up to at most 100%, they add up to 110.0%",
+            "routes[1].share: routes' shares must add up to at most 100%, they add up to 110.0%");
+  }
+
+  @Test
   void theCoresRefusalsAreMappedOntoYamlPaths() {
     // The loader checks every rule itself first; this is the safety net for a rule the core adds.
     MappingReader block =

@@ -185,6 +185,7 @@ class DocumentedKeysTest {
     rows.add(row(r + "origin", "other", "nowhere"));
     rows.add(row(r + "timeout", "2s", "x"));
     rows.add(row(r + "priority", "1", "5"));
+    rows.add(row(r + "share", "30%", "150%"));
     rows.add(row(r + "breaker", "{failure_rate: 20%}", "{failure_rate: 0%}"));
     rows.add(row(r + "cache", "off", "[1]"));
     rows.add(row(r + "cache.default_ttl", "10s", "x"));

@@ -354,7 +354,21 @@ class ResilienceTest {
             .routes(
                 new Route("/low/", null, "/low/", "api", Duration.ofSeconds(20), null, 4),
                 new Route("/high/", null, "/high/", "api", Duration.ofSeconds(20), null, 1),
-                new Route("/", null, "/", "api", Duration.ofSeconds(20), null, 2))
+                // The whole limit is this route's share: no route's guarantee bypasses the queue,
+                // so priorities alone decide who waits and who is shed.
+                new Route(
+                    "/",
+                    null,
+                    "/",
+                    "api",
+                    Duration.ofSeconds(20),
+                    null,
+                    2,
+                    false,
+                    null,
+                    null,
+                    null,
+                    1.0))
             .origins(pool("api", List.of(o.address()), retries(1, 0.2, 5), HedgeConfig.OFF))
             .start();
 
@@ -385,6 +399,40 @@ class ResilienceTest {
     assertThat(o.calls).hasValue(4); // shed requests never reached the origin
     assertThat(p.metrics().scrape())
         .contains("parapet_shed_total{priority=\"4\",reason=\"displaced\"} 2.0");
+  }
+
+  /**
+   * Route bulkheads: a slow route fills the listener's limit while its sibling is quiet; the
+   * sibling's requests are still served at once (its guaranteed half), and the slow route's next
+   * request is the one refused.
+   */
+  @Test
+  void aSlowRouteCannotStarveItsSiblingOfItsShare() throws Exception {
+    ScriptedOrigin slow = origin(n -> new Reply(200, 2000, ""));
+    ScriptedOrigin fast = origin(n -> Reply.ok());
+    ProxyServer p =
+        proxy()
+            .settings(s -> s.withAdmission(admission(4, 0)))
+            .routes(
+                new Route("/slow/", null, "/slow/", "slow", Duration.ofSeconds(20)),
+                new Route("/fast/", null, "/fast/", "fast", Duration.ofSeconds(20)))
+            .origins(
+                pool("slow", List.of(slow.address()), retries(1, 0.2, 5), HedgeConfig.OFF),
+                pool("fast", List.of(fast.address()), retries(1, 0.2, 5), HedgeConfig.OFF))
+            .start();
+
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      held.add(fx.sendAsync(p.port(), "/slow/" + i));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> p.admission().inflight() == 4);
+    assertThat(fx.get(p.port(), "/slow/more").statusCode()).isEqualTo(503);
+    for (int i = 0; i < 5; i++) {
+      assertThat(fx.get(p.port(), "/fast/" + i).statusCode()).isEqualTo(200);
+    }
+    for (var h : held) {
+      assertThat(h.get().statusCode()).isEqualTo(200);
+    }
   }
 
   @Test
