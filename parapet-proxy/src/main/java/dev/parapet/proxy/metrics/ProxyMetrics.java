@@ -6,6 +6,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.breaker.TransitionEvent;
 import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.time.Ticker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -54,15 +57,27 @@ public final class ProxyMetrics implements BreakerListener {
   private final Map<BreakerKey, AtomicLong> firstFailure = new ConcurrentHashMap<>();
   private final Timer timeToOpen;
   private final Map<String, Counter> cacheTotals = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> routeInflight = new ConcurrentHashMap<>();
+  private final Map<String, Counter> opens = new ConcurrentHashMap<>();
+  private final Map<String, Timer> connectTimes = new ConcurrentHashMap<>();
+  private final BreakerEpisodes episodes;
+
+  /** Metrics whose gauges of elapsed time read the system ticker. */
+  public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
+    this(routes, origins, localReasons, Ticker.system());
+  }
 
   /**
    * @param routes route ids from configuration
    * @param origins origin names from configuration
    * @param localReasons the reasons the proxy answers itself, indexed as {@link #requestLocal} and
    *     {@link #localRejection} expect
+   * @param ticker the proxy's ticker, read by gauges of elapsed time (how long a breaker is open)
    */
-  public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
+  public ProxyMetrics(
+      List<String> routes, List<String> origins, List<String> localReasons, Ticker ticker) {
     this.localReasons = List.copyOf(localReasons);
+    this.episodes = new BreakerEpisodes(ticker);
     timeToOpen =
         Timer.builder("parapet.time.to.open")
             .description(
@@ -120,7 +135,30 @@ public final class ProxyMetrics implements BreakerListener {
               // The max then covers the last expiry period (2 min) rather than a rolling window.
               .distributionStatisticBufferLength(1)
               .register(registry));
+      LongAdder inflight = new LongAdder();
+      routeInflight.put(route, inflight);
+      Gauge.builder("parapet.route.inflight", inflight, LongAdder::sum)
+          .description(
+              "Requests of the route between routing and their answer (its share of the listener's admission)")
+          .tag("route", route)
+          .register(registry);
       requests.put(route, byEnding);
+    }
+  }
+
+  /** A client's request was routed to {@code route}; {@link #routeLeft} follows exactly once. */
+  public void routeEntered(String route) {
+    LongAdder n = routeInflight.get(route);
+    if (n != null) {
+      n.increment();
+    }
+  }
+
+  /** A request that {@link #routeEntered} {@code route} has its answer (or its client left). */
+  public void routeLeft(String route) {
+    LongAdder n = routeInflight.get(route);
+    if (n != null) {
+      n.decrement();
     }
   }
 
@@ -140,7 +178,29 @@ public final class ProxyMetrics implements BreakerListener {
                 .register(registry);
       }
       attempts.put(origin, byResult);
+      connectTimes.put(
+          origin,
+          Timer.builder("parapet.origin.connect.duration")
+              .description(
+                  "Time to establish a new connection to a host of the origin (successful connects only)")
+              .tag("origin", origin)
+              .publishPercentileHistogram()
+              .minimumExpectedValue(Duration.ofNanos(100_000))
+              .maximumExpectedValue(Duration.ofSeconds(30))
+              .register(registry));
     }
+  }
+
+  /**
+   * Where the connections of origin {@code origin} report how long each connect took, in
+   * nanoseconds; a no-op for an origin not {@link #ensureOrigins ensured}.
+   */
+  public LongConsumer connectTimes(String origin) {
+    Timer t = connectTimes.get(origin);
+    if (t == null) {
+      return nanos -> {};
+    }
+    return nanos -> t.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /** A request the origin answered ended with {@code outcome} after {@code durationNanos}. */
@@ -219,7 +279,36 @@ public final class ProxyMetrics implements BreakerListener {
           .description("0 closed, 1 open, 2 half-open, 3 ramping, 4 forced open, 5 disabled")
           .tag("breaker", key)
           .register(registry);
+      Gauge.builder("parapet.breaker.open.seconds", episodes, e -> e.openSeconds(key))
+          .description(
+              "Seconds since the breaker stopped traffic (entered open; half-open probes continue it), 0 while traffic flows")
+          .tag("breaker", key)
+          .register(registry);
+      Gauge.builder(
+              "parapet.breaker.flapping",
+              breakers,
+              m -> {
+                CircuitBreaker current = m.get(key);
+                return current == null ? Double.NaN : current.isFlapping() ? 1 : 0;
+              })
+          .description("1 while the breaker opens more often than its flapping threshold")
+          .tag("breaker", key)
+          .register(registry);
+      opensCounter(key);
     }
+    // A new breaker starts closed: an episode of the one it replaced (a reload) ends here.
+    episodes.started(key, b.state());
+  }
+
+  private Counter opensCounter(String key) {
+    return opens.computeIfAbsent(
+        key,
+        k ->
+            Counter.builder("parapet.breaker.opens")
+                .description(
+                    "Entries into open or forced open, re-opens after a failed probe included (what the flapping detector counts)")
+                .tag("breaker", k)
+                .register(registry));
   }
 
   /**
@@ -295,6 +384,11 @@ public final class ProxyMetrics implements BreakerListener {
 
   @Override
   public void onTransition(TransitionEvent e) {
+    String breaker = e.key().toString();
+    episodes.transition(breaker, e.to(), e.nowNanos());
+    if (e.to() == State.OPEN || e.to() == State.FORCED_OPEN) {
+      opensCounter(breaker).increment();
+    }
     if (e.to() == State.OPEN && e.from() == State.CLOSED) {
       AtomicLong first = firstFailure.remove(e.key());
       if (first != null && e.nowNanos() - first.get() <= EPISODE_GAP_NANOS) {

@@ -94,7 +94,7 @@ public final class ProxyServer implements AutoCloseable {
     for (ProxyError e : ProxyError.values()) {
       reasons.add(e.name());
     }
-    this.metrics = new ProxyMetrics(List.of(), List.of(), reasons);
+    this.metrics = new ProxyMetrics(List.of(), List.of(), reasons, ticker);
     this.listeners = new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
     // Shed counters exist from the start (at zero): a dashboard shows "0 shed", not "no data".
     for (int priority = 1; priority <= 4; priority++) {
@@ -350,6 +350,11 @@ public final class ProxyServer implements AutoCloseable {
     for (OriginPool pool : pools.values()) {
       metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
       metrics.gauge("parapet.ejected.hosts", "origin", pool.name(), pool::ejectedHosts);
+      metrics.gauge("parapet.origin.hosts", "origin", pool.name(), () -> pool.hosts().size());
+      metrics.gauge("parapet.ejected.share", "origin", pool.name(), pool::ejectedShare);
+      metrics.gauge(
+          "parapet.origin.max.requests", "origin", pool.name(), pool.settings()::maxRequests);
+      pool.onConnectTimes(metrics.connectTimes(pool.name()));
       for (HostPool h : pool.hosts()) {
         metrics.gauge("parapet.origin.connections", "host", h.id(), h::openConnections);
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
