@@ -61,6 +61,8 @@ public final class ProxyMetrics implements BreakerListener {
   private final Map<String, Counter> opens = new ConcurrentHashMap<>();
   private final Map<String, Timer> connectTimes = new ConcurrentHashMap<>();
   private final BreakerEpisodes episodes;
+  private final Map<String, String> routeOrigins = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> routeInfos = new ConcurrentHashMap<>();
 
   /** Metrics whose gauges of elapsed time read the system ticker. */
   public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
@@ -143,6 +145,22 @@ public final class ProxyMetrics implements BreakerListener {
           .tag("route", route)
           .register(registry);
       requests.put(route, byEnding);
+    }
+  }
+
+  /**
+   * Route {@code route} sends its requests to origin {@code origin}: {@code
+   * parapet_route_info{route,origin}} is 1, so alert rules can join a route's requests to its
+   * origin's breakers. After a reload that moved the route, the old pair reads 0.
+   */
+  public void routeInfo(String route, String origin) {
+    routeOrigins.put(route, origin);
+    if (routeInfos.putIfAbsent(route + '|' + origin, Boolean.TRUE) == null) {
+      Gauge.builder("parapet.route.info", routeOrigins, m -> origin.equals(m.get(route)) ? 1 : 0)
+          .description("1 for each route and the origin it sends to")
+          .tag("route", route)
+          .tag("origin", origin)
+          .register(registry);
     }
   }
 
@@ -244,22 +262,24 @@ public final class ProxyMetrics implements BreakerListener {
 
   /** A half-open probe ended with {@code outcome}. */
   public void probe(CircuitBreaker b, Outcome outcome) {
-    Counter[] c =
-        probes.computeIfAbsent(
-            b.key().toString(),
-            key -> {
-              Counter[] byKind = new Counter[Outcome.Kind.values().length];
-              for (Outcome.Kind k : Outcome.Kind.values()) {
-                byKind[k.ordinal()] =
-                    Counter.builder("parapet.probes")
-                        .description("Half-open probes by result")
-                        .tag("breaker", key)
-                        .tag("result", lower(k.name()))
-                        .register(registry);
-              }
-              return byKind;
-            });
-    c[outcome.kind().ordinal()].increment();
+    probeCounters(b.key().toString())[outcome.kind().ordinal()].increment();
+  }
+
+  private Counter[] probeCounters(String breaker) {
+    return probes.computeIfAbsent(
+        breaker,
+        key -> {
+          Counter[] byKind = new Counter[Outcome.Kind.values().length];
+          for (Outcome.Kind k : Outcome.Kind.values()) {
+            byKind[k.ordinal()] =
+                Counter.builder("parapet.probes")
+                    .description("Half-open probes by result")
+                    .tag("breaker", key)
+                    .tag("result", lower(k.name()))
+                    .register(registry);
+          }
+          return byKind;
+        });
   }
 
   /**
@@ -295,6 +315,7 @@ public final class ProxyMetrics implements BreakerListener {
           .tag("breaker", key)
           .register(registry);
       opensCounter(key);
+      probeCounters(key);
     }
     // A new breaker starts closed: an episode of the one it replaced (a reload) ends here.
     episodes.started(key, b.state());
@@ -416,15 +437,22 @@ public final class ProxyMetrics implements BreakerListener {
    * (the cache's {@code Status} labels), never from request data.
    */
   public void cache(String status) {
-    cacheTotals
-        .computeIfAbsent(
-            status,
-            s ->
-                Counter.builder("parapet.cache")
-                    .description("Requests by what the edge cache did, and cache events")
-                    .tag("status", s)
-                    .register(registry))
-        .increment();
+    cacheCounter(status).increment();
+  }
+
+  /** Registers {@code parapet_cache_total{status}} at zero. */
+  public void declareCache(String status) {
+    cacheCounter(status);
+  }
+
+  private Counter cacheCounter(String status) {
+    return cacheTotals.computeIfAbsent(
+        status,
+        s ->
+            Counter.builder("parapet.cache")
+                .description("Requests by what the edge cache did, and cache events")
+                .tag("status", s)
+                .register(registry));
   }
 
   public String scrape() {

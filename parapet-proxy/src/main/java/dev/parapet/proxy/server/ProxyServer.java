@@ -10,6 +10,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.limit.LimitAlgorithm;
+import dev.parapet.core.retry.RetryRefusal;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
@@ -347,6 +348,9 @@ public final class ProxyServer implements AutoCloseable {
     routeLabels.add(ProxyMetrics.NO_ROUTE);
     metrics.ensureRoutes(routeLabels);
     metrics.ensureOrigins(List.copyOf(pools.keySet()));
+    for (Route r : routes) {
+      metrics.routeInfo(r.id(), r.origin());
+    }
     for (OriginPool pool : pools.values()) {
       metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
       metrics.gauge("parapet.ejected.hosts", "origin", pool.name(), pool::ejectedHosts);
@@ -355,6 +359,16 @@ public final class ProxyServer implements AutoCloseable {
       metrics.gauge(
           "parapet.origin.max.requests", "origin", pool.name(), pool.settings()::maxRequests);
       pool.onConnectTimes(metrics.connectTimes(pool.name()));
+      // At zero from the start, so dashboards and alerts see the series before the first retry.
+      metrics.declare("parapet.retries", "origin", pool.name(), "result", "sent");
+      for (RetryRefusal refusal : RetryRefusal.values()) {
+        metrics.declare(
+            "parapet.retries",
+            "origin",
+            pool.name(),
+            "result",
+            refusal.name().toLowerCase(Locale.ROOT));
+      }
       for (HostPool h : pool.hosts()) {
         metrics.gauge("parapet.origin.connections", "host", h.id(), h::openConnections);
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
@@ -363,6 +377,9 @@ public final class ProxyServer implements AutoCloseable {
     metrics.gauge(
         "parapet.cache.size.bytes", "cache", cache.name(), cache.store()::weightedSizeBytes);
     metrics.gauge("parapet.cache.entries", "cache", cache.name(), cache.store()::estimatedUris);
+    for (EdgeCache.Status status : EdgeCache.Status.values()) {
+      metrics.declareCache(status.label());
+    }
     int[] kept = new int[2];
     BreakerRegistry registry =
         new BreakerRegistry(
