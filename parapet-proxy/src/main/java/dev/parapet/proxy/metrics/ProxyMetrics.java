@@ -172,6 +172,15 @@ public final class ProxyMetrics implements BreakerListener {
     }
   }
 
+  /** Requests of every route between routing and their answer. */
+  public long routeInflight() {
+    long n = 0;
+    for (LongAdder a : routeInflight.values()) {
+      n += a.sum();
+    }
+    return n;
+  }
+
   /** A request that {@link #routeEntered} {@code route} has its answer (or its client left). */
   public void routeLeft(String route) {
     LongAdder n = routeInflight.get(route);

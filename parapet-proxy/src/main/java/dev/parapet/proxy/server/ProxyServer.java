@@ -534,6 +534,28 @@ public final class ProxyServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The first half of a graceful stop: closes the listening socket (no new connections) and waits,
+   * up to {@code max}, until no request is in flight — routed and not yet answered, as {@code
+   * parapet_route_inflight} counts them. Connections already open stay open meanwhile, so a
+   * keep-alive client may still send requests on them, and they are served. {@link #close} then
+   * closes whatever is left. Called off the event loops (a shutdown hook); it polls.
+   *
+   * @return the requests still in flight when it stopped waiting, 0 when drained
+   */
+  public long drain(Duration max) throws InterruptedException {
+    Channel c = serverChannel;
+    if (c != null) {
+      c.close().syncUninterruptibly();
+    }
+    long deadline = ticker.read() + max.toNanos();
+    long inFlight;
+    while ((inFlight = metrics.routeInflight()) > 0 && ticker.read() - deadline < 0) {
+      Thread.sleep(20);
+    }
+    return inFlight;
+  }
+
   /** The bound port (useful when configured with port 0). */
   public int port() {
     Channel c = serverChannel;
