@@ -74,7 +74,8 @@ class ReleaseArchiveIT {
 
   @Test
   void validatesTheExamplesAndRefusesABrokenFile() throws Exception {
-    for (String example : List.of("connector", "edge", "shield")) {
+    // docker/parapet.yaml is the configuration the container image starts with.
+    for (String example : List.of("connector", "edge", "shield", "docker/parapet")) {
       assertThat(launch(0, "validate", "-c", "examples/" + example + ".yaml"))
           .contains("examples/" + example + ".yaml: ok");
     }
