@@ -460,6 +460,26 @@ public final class CircuitBreaker {
     misuse.increment();
   }
 
+  /**
+   * Active health checks (seed 004: "your breaker shouldn't rely on passive traffic alone") found
+   * every host this breaker protects down: a CLOSED or RAMPING breaker opens at once, with the next
+   * backoff level, instead of waiting for live failures to fill its window. Any other state is left
+   * alone (probes decide in HALF_OPEN; operators' states are theirs).
+   *
+   * @return true if this call opened the breaker
+   */
+  public boolean openOnHealthCheck(long nowNanos) {
+    for (; ; ) {
+      Snapshot s = state;
+      if (s.state != State.CLOSED && s.state != State.RAMPING) {
+        return false;
+      }
+      if (reopen(s, Reason.HEALTH_CHECK_FAILED, nowNanos, 0L)) {
+        return true;
+      }
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Operators
 

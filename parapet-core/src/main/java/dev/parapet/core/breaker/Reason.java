@@ -8,6 +8,8 @@ public enum Reason {
   SLOW_RATE,
   /** Connect failures reached the fast-trip count within its span (no volume minimum). */
   CONNECT_FAILURES,
+  /** Active health checks found the protected hosts down. */
+  HEALTH_CHECK_FAILED,
   /** The open time passed; probing begins. */
   BACKOFF_ELAPSED,
   /** A probe failed or timed out. */

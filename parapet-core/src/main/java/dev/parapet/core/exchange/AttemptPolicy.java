@@ -27,6 +27,16 @@ public final class AttemptPolicy {
   private final @Nullable HedgePolicy hedge;
   private final long fixedHedgeDelayNanos;
 
+  private AttemptPolicy(AttemptPolicy p, OutcomeClassifier classifier) {
+    this.attemptTimeoutNanos = p.attemptTimeoutNanos;
+    this.classifier = Objects.requireNonNull(classifier, "classifier");
+    this.latency = p.latency;
+    this.retry = p.retry;
+    this.retryOn = p.retryOn;
+    this.hedge = p.hedge;
+    this.fixedHedgeDelayNanos = p.fixedHedgeDelayNanos;
+  }
+
   private AttemptPolicy(Builder b) {
     this.attemptTimeoutNanos = b.attemptTimeoutNanos;
     this.classifier = b.classifier;
@@ -53,6 +63,15 @@ public final class AttemptPolicy {
    */
   public static Builder builder(Duration attemptTimeout, RetryPolicy retry) {
     return new Builder(Durations.positiveNanos("attemptTimeout", attemptTimeout), retry);
+  }
+
+  /**
+   * This policy judging outcomes with {@code classifier}: the same retry policy, hedge policy and
+   * extra-load budget (so a route with its own failure statuses or slow threshold still shares its
+   * origin's retry and hedge ceilings).
+   */
+  public AttemptPolicy withClassifier(OutcomeClassifier classifier) {
+    return new AttemptPolicy(this, classifier);
   }
 
   /** An attempt's timeout before the request's deadline shortens it. */

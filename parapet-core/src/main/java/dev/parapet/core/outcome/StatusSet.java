@@ -79,6 +79,17 @@ public final class StatusSet {
     return word < bits.length && (bits[word] & (1L << status)) != 0;
   }
 
+  /** Equal when the same codes are in the set, however they were written. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StatusSet other && java.util.Arrays.equals(bits, other.bits);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Arrays.hashCode(bits);
+  }
+
   @Override
   public String toString() {
     return spec.toString();

@@ -443,6 +443,30 @@ class CircuitBreakerTest {
   }
 
   @Test
+  void failingHealthChecksOpenAClosedOrRampingBreakerOnly() {
+    Harness h = new Harness(Harness.noJitter().build());
+    assertThat(h.breaker.openOnHealthCheck(h.now())).isTrue();
+    assertThat(h.breaker.state()).isEqualTo(State.OPEN);
+    assertThat(h.last().reason()).isEqualTo(Reason.HEALTH_CHECK_FAILED);
+    assertThat(h.call(Outcome.SUCCESS)).isEqualTo(Decision.REJECTED_OPEN);
+    // Already open, or half-open (its probes decide): left alone.
+    assertThat(h.breaker.openOnHealthCheck(h.now())).isFalse();
+    h.advanceMillis(30_000);
+    assertThat(h.call(Outcome.SUCCESS)).isEqualTo(Decision.PROBE);
+    assertThat(h.breaker.openOnHealthCheck(h.now())).isFalse();
+    assertThat(h.breaker.state()).isEqualTo(State.HALF_OPEN);
+    h.advanceMillis(500);
+    assertThat(h.call(Outcome.SUCCESS)).isEqualTo(Decision.PROBE);
+    assertThat(h.breaker.state()).isEqualTo(State.RAMPING);
+    // Ramping: opens again, with the longer backoff of a re-open.
+    assertThat(h.breaker.openOnHealthCheck(h.now())).isTrue();
+    assertThat(h.breaker.nanosUntilProbe(h.now())).isEqualTo(60 * S);
+    h.breaker.forceOpen(h.now());
+    assertThat(h.breaker.openOnHealthCheck(h.now())).isFalse();
+    assertThat(h.breaker.state()).isEqualTo(State.FORCED_OPEN);
+  }
+
+  @Test
   void operatorsForceOpenCloseAndDisable() {
     Harness h = new Harness(Harness.noJitter().build());
     h.breaker.forceOpen(h.now());

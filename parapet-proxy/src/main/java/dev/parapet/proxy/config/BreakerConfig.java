@@ -5,6 +5,7 @@ import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.ProbeMode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.outcome.SlowCallThreshold;
+import dev.parapet.core.outcome.StatusSet;
 import java.time.Duration;
 import java.util.function.LongUnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param windowSize calls in a count window ({@code window_size}); 100
  * @param minRequests calls in the window before rates count; 200
  * @param failureRate weighted failure rate that opens; 50 %
+ * @param failureStatuses {@code failure_statuses}: response statuses that count as failures; 500,
+ *     502, 503, 504 and 429
  * @param probePath {@code probe: {path: /healthz}}: synthetic half-open probes of this path; null:
  *     real requests are the probes
  */
@@ -34,6 +37,7 @@ public record BreakerConfig(
     int windowSize,
     int minRequests,
     double failureRate,
+    StatusSet failureStatuses,
     Slow slow,
     ConnectFailures connectFailures,
     Open open,
@@ -52,6 +56,7 @@ public record BreakerConfig(
           100,
           200,
           0.50,
+          StatusSet.DEFAULT_FAILURES,
           Slow.DEFAULTS,
           ConnectFailures.DEFAULTS,
           Open.DEFAULTS,

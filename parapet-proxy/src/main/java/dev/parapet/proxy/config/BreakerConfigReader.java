@@ -3,8 +3,10 @@ package dev.parapet.proxy.config;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.outcome.StatusSet;
 import dev.parapet.proxy.config.MappingReader.ShareRange;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -30,6 +32,7 @@ final class BreakerConfigReader {
           "window_size",
           "min_requests",
           "failure_rate",
+          "failure_statuses",
           "slow",
           "connect_failures",
           "open",
@@ -37,6 +40,8 @@ final class BreakerConfigReader {
           "ramp",
           "flapping",
           "probe");
+  private static final Set<String> ROUTE_KEYS_UNDER_SHARED_SCOPE =
+      Set.of("scope", "failure_statuses", "slow");
   private static final Set<String> SLOW =
       MappingReader.keys("threshold", "weight", "rate", "floor");
   private static final Set<String> CONNECT_FAILURES = MappingReader.keys("count", "within");
@@ -61,6 +66,21 @@ final class BreakerConfigReader {
    * breaker for a route's overrides. Checks across fields run on the merged result.
    */
   BreakerConfig read(MappingReader r, BreakerConfig base) {
+    return read(r, base, false);
+  }
+
+  /**
+   * Reads a route's {@code breaker:} overrides over its origin's breaker. A route's breaker of its
+   * own exists only with {@code scope: route}; under a shared scope ({@code origin}, {@code host},
+   * {@code shard}) only the keys that judge the route's responses ({@code failure_statuses}, {@code
+   * slow.threshold}, {@code slow.floor}) and {@code scope} itself act, and any other key is refused
+   * rather than dropped.
+   */
+  BreakerConfig readRoute(MappingReader r, BreakerConfig base) {
+    return read(r, base, true);
+  }
+
+  private BreakerConfig read(MappingReader r, BreakerConfig base, boolean route) {
     Scope scope = r.choice("scope", base.scope(), Scope.values());
     Mode mode = r.choice("mode", base.mode(), Mode.values());
     BreakerPolicy.WindowKind kind = base.windowKind();
@@ -95,6 +115,7 @@ final class BreakerConfigReader {
     }
     int minRequests = r.integer("min_requests", base.minRequests(), 1, MappingReader.MAX_COUNT);
     double failureRate = r.percent("failure_rate", base.failureRate(), ShareRange.ABOVE_ZERO);
+    StatusSet failureStatuses = failureStatuses(r, base.failureStatuses());
 
     MappingReader s = r.mapping("slow", SLOW);
     BreakerConfig.Slow bs = base.slow();
@@ -181,6 +202,23 @@ final class BreakerConfigReader {
       }
     }
 
+    if (route && scope != Scope.ROUTE) {
+      String why =
+          "has no effect: this route's breaker is shared (scope: "
+              + scope.name().toLowerCase(Locale.ROOT)
+              + "); set scope: route for a breaker of the route's own, or move it to the origin";
+      for (String key : KEYS) {
+        if (r.has(key) && !r.failed(key) && !ROUTE_KEYS_UNDER_SHARED_SCOPE.contains(key)) {
+          r.error(key, why);
+        }
+      }
+      for (String key : SLOW) {
+        if (s.has(key) && !s.failed(key) && !key.equals("threshold") && !key.equals("floor")) {
+          s.error(key, why);
+        }
+      }
+    }
+
     BreakerConfig result =
         new BreakerConfig(
             scope,
@@ -191,6 +229,7 @@ final class BreakerConfigReader {
             windowSize,
             minRequests,
             failureRate,
+            failureStatuses,
             slow,
             connectFailures,
             new BreakerConfig.Open(openBase, openMax, jitter),
@@ -210,6 +249,44 @@ final class BreakerConfigReader {
       }
     }
     return result;
+  }
+
+  /**
+   * {@code failure_statuses: [500-599, 429]}: codes ({@code 503}), classes ({@code 5xx}) and ranges
+   * ({@code 500-504}); an empty list counts no status as a failure (only timeouts and connection
+   * errors then). Replaces the inherited set as a whole.
+   */
+  private StatusSet failureStatuses(MappingReader r, StatusSet inherited) {
+    if (!r.has("failure_statuses")) {
+      return inherited;
+    }
+    List<String> entries = new ArrayList<>();
+    boolean bad = false;
+    List<YamlNode> items = r.list("failure_statuses", "statuses");
+    for (int i = 0; i < items.size(); i++) {
+      YamlNode item = items.get(i);
+      String path = r.path("failure_statuses") + "[" + i + "]";
+      String expected = "a status like 503, a class like 5xx or a range like 500-504";
+      if (!(item instanceof YamlNode.Scalar s)) {
+        problems.add(
+            ConfigProblem.error(
+                path, "must be " + expected + ", was " + item.describe(), item.location()));
+        bad = true;
+        continue;
+      }
+      try {
+        StatusSet.parse(List.of(s.text()));
+        entries.add(s.text().trim());
+      } catch (IllegalArgumentException e) {
+        problems.add(
+            ConfigProblem.error(
+                path,
+                "must be " + expected + " within 100-599, was " + s.describe(),
+                s.location()));
+        bad = true;
+      }
+    }
+    return bad ? inherited : StatusSet.parse(entries);
   }
 
   /** Maps the core's "field : value (expected: X)" onto "path.field: must be X, was value". */

@@ -9,7 +9,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param name the key under {@code origins}
  * @param hosts at least one {@code host:port}
+ * @param weights each host's weight, in the order of {@code hosts}; 1 unless written as {@code
+ *     {address: host:port, weight: N}}
  * @param balancer how a host is picked; {@code least_request}
+ * @param hashKey what {@code ring_hash} hashes; the path
  * @param connectTimeout TCP connect timeout; 250 ms
  * @param timeout per-attempt timeout (an attempt gets the smaller of this and the remaining
  *     deadline); 3 s
@@ -19,7 +22,9 @@ import org.jspecify.annotations.Nullable;
 public record OriginConfig(
     String name,
     List<HostPort> hosts,
+    List<Integer> weights,
     Balancer balancer,
+    HashKey hashKey,
     Duration connectTimeout,
     Duration timeout,
     Limits limits,
@@ -38,6 +43,26 @@ public record OriginConfig(
 
   public OriginConfig {
     hosts = List.copyOf(hosts);
+    weights = List.copyOf(weights);
+  }
+
+  /**
+   * {@code hash_key:} what a {@code ring_hash} pool hashes to keep a request on one host: the path
+   * (the default), a request header ({@code {header: X-User-Id}}) or a cookie ({@code {cookie:
+   * session}}); a request without that header or cookie hashes its path.
+   *
+   * @param source path, header or cookie
+   * @param name the header or cookie name; null for the path
+   */
+  public record HashKey(Source source, @Nullable String name) {
+    public static final HashKey PATH = new HashKey(Source.PATH, null);
+
+    /** What is hashed. */
+    public enum Source {
+      PATH,
+      HEADER,
+      COOKIE
+    }
   }
 
   /** Load balancing across the pool's hosts. */

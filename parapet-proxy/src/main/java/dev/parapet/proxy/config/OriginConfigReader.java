@@ -1,5 +1,6 @@
 package dev.parapet.proxy.config;
 
+import dev.parapet.core.balance.Host;
 import dev.parapet.core.outcome.StatusSet;
 import dev.parapet.core.retry.RetryOn;
 import dev.parapet.proxy.config.MappingReader.ShareRange;
@@ -26,6 +27,7 @@ final class OriginConfigReader {
       MappingReader.keys(
           "hosts",
           "balancer",
+          "hash_key",
           "connect_timeout",
           "timeout",
           "limits",
@@ -40,6 +42,9 @@ final class OriginConfigReader {
       MappingReader.keys("max_connections", "max_pending", "max_requests");
   private static final Set<String> RETRY =
       MappingReader.keys("attempts", "on", "budget", "backoff");
+  private static final Set<String> HOST_ENTRY = MappingReader.keys("address", "weight");
+  private static final Set<String> HASH_KEY = MappingReader.keys("header", "cookie");
+  private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
   private static final Set<String> RETRY_BUDGET = MappingReader.keys("ratio", "min_concurrency");
   private static final Set<String> BACKOFF = MappingReader.keys("base", "max");
   private static final Set<String> HEDGE = MappingReader.keys("delay", "min_delay", "budget");
@@ -115,6 +120,7 @@ final class OriginConfigReader {
 
   private OriginConfig origin(String name, MappingReader o) {
     List<HostPort> hosts = new ArrayList<>();
+    List<Integer> weights = new ArrayList<>();
     if (o.missing("hosts")) {
       problems.add(
           ConfigProblem.error(
@@ -130,10 +136,27 @@ final class OriginConfigReader {
       for (int i = 0; i < items.size(); i++) {
         String path = o.path("hosts") + "[" + i + "]";
         YamlNode item = items.get(i);
-        if (!(item instanceof YamlNode.Scalar s)) {
+        int weight = 1;
+        YamlNode address = item;
+        if (item instanceof YamlNode.Mapping) {
+          MappingReader w = MappingReader.of(item, path, item.location(), problems, HOST_ENTRY);
+          if (w.missing("address")) {
+            problems.add(
+                ConfigProblem.error(
+                    w.path("address"), "required: host:port like 127.0.0.1:9001", w.location()));
+            continue;
+          }
+          weight = w.integer("weight", 1, 1, Host.MAX_WEIGHT);
+          address = w.node("address");
+          path = w.path("address");
+        }
+        if (!(address instanceof YamlNode.Scalar s)) {
           problems.add(
               ConfigProblem.error(
-                  path, "must be host:port, was " + item.describe(), item.location()));
+                  path,
+                  "must be host:port or {address: host:port, weight: N}, was "
+                      + (address == null ? "nothing" : address.describe()),
+                  item.location()));
           continue;
         }
         try {
@@ -145,6 +168,7 @@ final class OriginConfigReader {
             problems.add(ConfigProblem.error(path, "duplicate host " + h, s.location()));
           } else {
             hosts.add(h);
+            weights.add(weight);
           }
         } catch (IllegalArgumentException ex) {
           problems.add(ConfigProblem.error(path, String.valueOf(ex.getMessage()), s.location()));
@@ -153,6 +177,7 @@ final class OriginConfigReader {
     }
     OriginConfig.Balancer balancer =
         o.choice("balancer", OriginConfig.DEFAULT_BALANCER, OriginConfig.Balancer.values());
+    OriginConfig.HashKey hashKey = hashKey(o, balancer);
     Duration connectTimeout =
         o.positiveDuration("connect_timeout", OriginConfig.DEFAULT_CONNECT_TIMEOUT);
     Duration timeout = o.positiveDuration("timeout", OriginConfig.DEFAULT_TIMEOUT);
@@ -189,7 +214,9 @@ final class OriginConfigReader {
     return new OriginConfig(
         name,
         hosts,
+        weights,
         balancer,
+        hashKey,
         connectTimeout,
         timeout,
         limits,
@@ -200,6 +227,52 @@ final class OriginConfigReader {
         healthCheck,
         slowStart,
         fallback);
+  }
+
+  /**
+   * {@code hash_key: path}, {@code {header: NAME}} or {@code {cookie: NAME}}; only a {@code
+   * ring_hash} pool hashes, so with any other balancer the key is refused rather than ignored.
+   */
+  private OriginConfig.HashKey hashKey(MappingReader o, OriginConfig.Balancer balancer) {
+    if (!o.has("hash_key")) {
+      return OriginConfig.HashKey.PATH;
+    }
+    if (balancer != OriginConfig.Balancer.RING_HASH && !o.failed("balancer")) {
+      o.error(
+          "hash_key",
+          "has no effect: only balancer: ring_hash hashes a request key, the balancer is "
+              + balancer.name().toLowerCase(Locale.ROOT));
+      return OriginConfig.HashKey.PATH;
+    }
+    YamlNode n = o.node("hash_key");
+    if (n instanceof YamlNode.Scalar s && s.text().trim().equals("path")) {
+      return OriginConfig.HashKey.PATH;
+    }
+    if (n instanceof YamlNode.Mapping) {
+      MappingReader k = o.mapping("hash_key", HASH_KEY);
+      boolean header = k.has("header");
+      if (header == k.has("cookie")) {
+        o.error("hash_key", "must name exactly one of header or cookie, like {header: X-User-Id}");
+        return OriginConfig.HashKey.PATH;
+      }
+      String key = header ? "header" : "cookie";
+      String name = k.string(key, "");
+      if (k.failed(key)) {
+        return OriginConfig.HashKey.PATH;
+      }
+      if (!TOKEN.matcher(name).matches()) {
+        k.error(
+            key, "must be a header or cookie name (letters, digits, - and _), was '" + name + "'");
+        return OriginConfig.HashKey.PATH;
+      }
+      return new OriginConfig.HashKey(
+          header ? OriginConfig.HashKey.Source.HEADER : OriginConfig.HashKey.Source.COOKIE, name);
+    }
+    o.error(
+        "hash_key",
+        "must be path, {header: NAME} or {cookie: NAME}, was "
+            + (n == null ? "nothing" : n.describe()));
+    return OriginConfig.HashKey.PATH;
   }
 
   private RetryConfig retry(MappingReader r) {

@@ -114,7 +114,7 @@ final class RouteConfigReader {
     BreakerConfig inherited = origin == null ? BreakerConfig.DEFAULTS : origin.breaker();
     BreakerConfig breaker =
         r.has("breaker")
-            ? breakers.read(r.mapping("breaker", BreakerConfigReader.KEYS), inherited)
+            ? breakers.readRoute(r.mapping("breaker", BreakerConfigReader.KEYS), inherited)
             : inherited;
     RouteConfig.Cache cache = RouteConfig.Cache.DEFAULTS;
     if (r.isOff("cache")) {

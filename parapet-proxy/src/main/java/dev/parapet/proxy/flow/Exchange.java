@@ -126,10 +126,10 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
 
   private UpstreamAttempt attemptOn(
       OriginPool pool, Attempt.Kind kind, @Nullable UpstreamAttempt avoid, long now) {
-    long key = pool.hashKey(flow.path(), flow.client().ip());
+    long key = pool.hashKey(flow.path(), flow.client().ip(), flow.headers());
     HostPool host = avoid == null ? pool.pick(key) : pool.pick(key, avoid.host());
     CircuitBreaker breaker = px.breaker(route, pool, host, pool.shardOf(key), now);
-    return new UpstreamAttempt(kind, breaker, px.attemptPolicy(pool), pool, host, this);
+    return new UpstreamAttempt(kind, breaker, px.attemptPolicy(route, pool), pool, host, this);
   }
 
   @Override

@@ -68,6 +68,9 @@ public final class ProxyContext {
   /** How attempts at each origin pool are made (retries and hedges over one budget), by name. */
   private final Map<String, AttemptPolicy> attempts;
 
+  /** Routes with their own classifier: their origin's attempt policy judged by it, by route id. */
+  private final Map<String, AttemptPolicy> routeAttempts;
+
   final AdmissionController admission;
   final ClientLimits clientLimits;
   final Priorities priorities;
@@ -102,6 +105,14 @@ public final class ProxyContext {
       a.put(pool.name(), attemptPolicy(pool.settings(), random, settings.minUseful()));
     }
     this.attempts = Map.copyOf(a);
+    Map<String, AttemptPolicy> own = new HashMap<>();
+    for (Route r : routes.routes()) {
+      AttemptPolicy p = a.get(r.origin());
+      if (r.classifier() != null && p != null) {
+        own.put(r.id(), p.withClassifier(r.classifier()));
+      }
+    }
+    this.routeAttempts = Map.copyOf(own);
     this.cache = b.cache;
     this.cacheServices =
         new CacheServices(cache, responses, metrics, ticker, incident::preferStale);
@@ -151,8 +162,18 @@ public final class ProxyContext {
     return b.build();
   }
 
-  /** The attempt policy of {@code pool}. */
-  AttemptPolicy attemptPolicy(OriginPool pool) {
+  /**
+   * The attempt policy of {@code route}'s attempts on {@code pool}: the pool's, judged by the
+   * route's own classifier when the route has one and {@code pool} is its own origin (a fallback
+   * pool judges by its own rules).
+   */
+  AttemptPolicy attemptPolicy(Route route, OriginPool pool) {
+    if (route.classifier() != null && pool.name().equals(route.origin())) {
+      AttemptPolicy own = routeAttempts.get(route.id());
+      if (own != null) {
+        return own;
+      }
+    }
     return Objects.requireNonNull(attempts.get(pool.name()), pool.name());
   }
 
@@ -175,7 +196,7 @@ public final class ProxyContext {
    * never the one that is open.
    */
   public static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host, int shard) {
-    Scope scope = origin.settings().breakerScope();
+    Scope scope = breakerScope(route, origin);
     return switch (scope) {
       case ORIGIN -> BreakerKey.of(Scope.ORIGIN, origin.name());
       case ROUTE ->
@@ -187,6 +208,14 @@ public final class ProxyContext {
       case HOST -> BreakerKey.of(Scope.HOST, host.id());
       case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/" + shard);
     };
+  }
+
+  /** The route's own scope on its own origin, the pool's scope otherwise. */
+  public static Scope breakerScope(Route route, OriginPool origin) {
+    Scope own = route.breakerScope();
+    return own != null && origin.name().equals(route.origin())
+        ? own
+        : origin.settings().breakerScope();
   }
 
   CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, int shard, long now) {
@@ -204,6 +233,11 @@ public final class ProxyContext {
       return Math.max(1, (breakerNanos + 999_999_999L) / 1_000_000_000L);
     }
     return min + random.nextLong(max - min + 1);
+  }
+
+  /** The routes of this configuration. */
+  public RouteTable routes() {
+    return routes;
   }
 
   public ProxySettings settings() {

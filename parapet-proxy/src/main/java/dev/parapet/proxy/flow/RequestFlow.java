@@ -18,6 +18,7 @@ import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
@@ -580,6 +581,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
   }
 
   /** The request path: the ring-hash key. */
+  /** The request's headers (as forwarded, after the trust boundary's rewriting). */
+  HttpHeaders headers() {
+    return request.headers();
+  }
+
   String path() {
     return path;
   }

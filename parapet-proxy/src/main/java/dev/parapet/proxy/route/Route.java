@@ -1,6 +1,8 @@
 package dev.parapet.proxy.route;
 
 import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.outcome.OutcomeClassifier;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -21,6 +23,12 @@ import org.jspecify.annotations.Nullable;
  * @param priority admission class of the route's requests, 1 (critical) .. 4 (background)
  * @param retryNonIdempotent whether requests with non-idempotent methods (POST, PATCH) and no body
  *     may be retried too ({@code routes[].retry_non_idempotent}); idempotent ones always may
+ * @param breakerScope what the route's breaker protects on its own origin ({@code breaker.scope}
+ *     merged over the origin's), or null for the origin's scope
+ * @param classifier how the route's responses are judged ({@code breaker.failure_statuses} and
+ *     {@code breaker.slow.threshold} merged over the origin's), or null for the origin's
+ * @param probePath {@code breaker.probe.path} of a route-scoped breaker with synthetic probes, or
+ *     null (live probes, or the origin's probe path for shared breakers)
  */
 public record Route(
     String id,
@@ -30,7 +38,10 @@ public record Route(
     Duration timeout,
     @Nullable BreakerPolicy breaker,
     int priority,
-    boolean retryNonIdempotent) {
+    boolean retryNonIdempotent,
+    @Nullable Scope breakerScope,
+    @Nullable OutcomeClassifier classifier,
+    @Nullable String probePath) {
 
   /** Priority class of a route that states none (DESIGN.md {@code admission.priority.default}). */
   public static final int DEFAULT_PRIORITY = 2;
@@ -47,6 +58,20 @@ public record Route(
       throw new IllegalArgumentException("prefix : " + prefix + " (expected: starts with /)");
     }
     host = host == null ? null : host.toLowerCase(Locale.ROOT);
+  }
+
+  /** A route that uses its origin's breaker scope, classification and probes. */
+  public Route(
+      String id,
+      @Nullable String host,
+      String prefix,
+      String origin,
+      Duration timeout,
+      @Nullable BreakerPolicy breaker,
+      int priority,
+      boolean retryNonIdempotent) {
+    this(
+        id, host, prefix, origin, timeout, breaker, priority, retryNonIdempotent, null, null, null);
   }
 
   /** A route that uses its origin's breaker policy. */

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.runtime;
 
+import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.latency.CachedQuantile;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -47,10 +48,7 @@ import org.jspecify.annotations.Nullable;
  * ProxyConfig}. This is where configuration becomes runtime objects; the data plane itself knows
  * nothing of YAML.
  *
- * <p>Wired here: everything the configuration names, except synthetic probes ({@code
- * breaker.probe}), which are refused at start-up rather than silently ignored. A route's own {@code
- * breaker.slow} override applies to its breaker's rates only: slow calls are classified by the
- * origin's threshold.
+ * <p>Wired here: everything the configuration names.
  */
 public final class ProxyRuntime implements AutoCloseable {
   private final ProxyServer proxy;
@@ -96,10 +94,11 @@ public final class ProxyRuntime implements AutoCloseable {
       Transport transport)
       throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
+    List<OriginSettings> origins = origins(config, ticker.read());
     ProxyServer proxy =
         ProxyServer.builder(settings(config))
-            .routes(routes(config))
-            .origins(origins(config, ticker.read()))
+            .routes(routes(config, origins))
+            .origins(origins)
             .cache(cache(config, null))
             .clock(ticker, random)
             .threads(threads)
@@ -176,12 +175,10 @@ public final class ProxyRuntime implements AutoCloseable {
         return new Result(409, "admin changed: needs a restart; nothing changed", List.of());
       }
       try {
+        List<OriginSettings> origins = origins(next, ticker.read());
         ProxyServer.Reconfigured r =
             proxy.reconfigure(
-                settings(next),
-                routes(next),
-                origins(next, ticker.read()),
-                cache(next, proxy.cache()));
+                settings(next), routes(next, origins), origins, cache(next, proxy.cache()));
         return new Result(
             200,
             "reloaded "
@@ -277,12 +274,28 @@ public final class ProxyRuntime implements AutoCloseable {
         c.name(), settings, routes, ForkJoinPool.commonPool(), System::currentTimeMillis);
   }
 
-  static List<Route> routes(ProxyConfig c) {
+  /**
+   * The routes. A route whose breaker differs from its origin's in scope, failure statuses or slow
+   * threshold carries its own scope and classifier (judging by the origin's rolling latency for a
+   * relative threshold); a route-scoped breaker carries its own probe path.
+   */
+  static List<Route> routes(ProxyConfig c, List<OriginSettings> origins) {
+    Map<String, OriginSettings> byName = new LinkedHashMap<>();
+    for (OriginSettings o : origins) {
+      byName.put(o.name(), o);
+    }
     List<Route> routes = new ArrayList<>();
     List<String> ids = routeIds(c);
     for (RouteConfig r : c.routes()) {
       String id = ids.get(routes.size());
-      refuseSyntheticProbes(r.breaker(), "routes[" + r.index() + "].breaker.probe");
+      OriginConfig oc = c.origins().get(r.origin());
+      OriginSettings os = byName.get(r.origin());
+      BreakerConfig own = r.breaker();
+      BreakerConfig inherited = oc == null ? BreakerConfig.DEFAULTS : oc.breaker();
+      boolean ownClassifier =
+          os != null
+              && (!own.failureStatuses().equals(inherited.failureStatuses())
+                  || !own.slow().threshold().equals(inherited.slow().threshold()));
       routes.add(
           new Route(
               id,
@@ -290,9 +303,12 @@ public final class ProxyRuntime implements AutoCloseable {
               r.match().prefix(),
               r.origin(),
               r.timeout(),
-              r.breaker().toBreakerPolicy(),
+              own.toBreakerPolicy(),
               r.priority(),
-              r.retryNonIdempotent()));
+              r.retryNonIdempotent(),
+              own.scope() == inherited.scope() ? null : own.scope(),
+              ownClassifier && os != null ? classifier(own, os.latency()) : null,
+              own.scope() == Scope.ROUTE ? own.probePath() : null));
     }
     return routes;
   }
@@ -300,7 +316,6 @@ public final class ProxyRuntime implements AutoCloseable {
   static List<OriginSettings> origins(ProxyConfig c, long nowNanos) {
     List<OriginSettings> origins = new ArrayList<>();
     for (OriginConfig o : c.origins().values()) {
-      refuseSyntheticProbes(o.breaker(), "origins." + o.name() + ".breaker.probe");
       RollingLatencyHistogram latency = RollingLatencyHistogram.withDefaults(nowNanos);
       List<InetSocketAddress> hosts = new ArrayList<>();
       for (HostPort hp : o.hosts()) {
@@ -322,7 +337,8 @@ public final class ProxyRuntime implements AutoCloseable {
               o.retry(),
               o.hedge(),
               o.fallback(),
-              selection(o)));
+              selection(o),
+              o.breaker().probePath()));
     }
     return origins;
   }
@@ -344,12 +360,17 @@ public final class ProxyRuntime implements AutoCloseable {
                 hc.path(), hc.interval(), hc.timeout(), hc.healthy(), hc.unhealthy())
             : null;
     return new HostSelection(
-        o.balancer().name().toLowerCase(Locale.ROOT), outlier, check, o.slowStart());
+        o.balancer().name().toLowerCase(Locale.ROOT),
+        outlier,
+        check,
+        o.slowStart(),
+        o.weights(),
+        o.hashKey());
   }
 
   /**
-   * Failure statuses are the core's defaults; the slow threshold is the breaker's, absolute or
-   * relative to the origin's own rolling quantile (at least 20 samples, refreshed every 100 ms).
+   * The breaker's failure statuses and slow threshold, absolute or relative to the origin's own
+   * rolling quantile (at least 20 samples, refreshed every 100 ms).
    */
   static OutcomeClassifier classifier(BreakerConfig b, RollingLatencyHistogram latency) {
     CachedQuantile quantile =
@@ -357,19 +378,10 @@ public final class ProxyRuntime implements AutoCloseable {
             ? new CachedQuantile(latency, r.quantile(), 20, Duration.ofMillis(100))
             : null;
     return OutcomeClassifier.standard()
+        .withFailureStatuses(b.failureStatuses())
         .withSlowCalls(
             b.slow()
                 .threshold()
                 .toSlowCallThreshold(quantile == null ? now -> -1L : quantile::nanos));
-  }
-
-  private static void refuseSyntheticProbes(BreakerConfig b, String path) {
-    if (b.probePath() != null) {
-      throw new IllegalArgumentException(
-          path
-              + " : "
-              + b.probePath()
-              + " (expected: absent; synthetic probes are not wired into the proxy yet, live probes are)");
-    }
   }
 }

@@ -34,6 +34,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
@@ -82,6 +83,8 @@ public final class ProxyServer implements AutoCloseable {
 
   private @Nullable Channel serverChannel;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> probing;
+  private @Nullable BreakerProber prober;
 
   private ProxyServer(Builder b) {
     this.settings = b.settings;
@@ -471,7 +474,7 @@ public final class ProxyServer implements AutoCloseable {
       }
       BreakerPolicy routePolicy = r.breaker();
       BreakerPolicy policy =
-          pool.settings().breakerScope() == Scope.ROUTE && routePolicy != null
+          ProxyContext.breakerScope(r, pool) == Scope.ROUTE && routePolicy != null
               ? routePolicy
               : pool.settings().breaker();
       for (HostPool h : pool.hosts()) {
@@ -531,6 +534,9 @@ public final class ProxyServer implements AutoCloseable {
     overload.start(group);
     reconciling =
         group.next().scheduleWithFixedDelay(this::reconcileBreakers, 1, 1, TimeUnit.SECONDS);
+    EventLoop probeLoop = group.next();
+    prober = new BreakerProber(this::context, ticker, probeLoop);
+    probing = probeLoop.scheduleWithFixedDelay(prober::sweep, 100, 100, TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -554,6 +560,12 @@ public final class ProxyServer implements AutoCloseable {
       Thread.sleep(20);
     }
     return inFlight;
+  }
+
+  /** Synthetic breaker probes sent so far (0 before start). */
+  public long breakerProbesSent() {
+    BreakerProber p = prober;
+    return p == null ? 0 : p.probesSent();
   }
 
   /** The bound port (useful when configured with port 0). */
@@ -617,6 +629,10 @@ public final class ProxyServer implements AutoCloseable {
     io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
     if (r != null) {
       r.cancel(false);
+    }
+    io.netty.util.concurrent.ScheduledFuture<?> pr = probing;
+    if (pr != null) {
+      pr.cancel(false);
     }
     context.origins().values().forEach(OriginPool::stop);
     context.origins().values().forEach(OriginPool::closeIdle);

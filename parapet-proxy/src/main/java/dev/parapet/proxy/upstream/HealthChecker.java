@@ -3,24 +3,9 @@ package dev.parapet.proxy.upstream;
 import dev.parapet.core.balance.HostHealth;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,17 +20,13 @@ import org.jspecify.annotations.Nullable;
  * combines with its outlier detector (DESIGN.md: {@code health_check: {path: /healthz, interval:
  * 5s, timeout: 1s, healthy: 2, unhealthy: 3}}).
  *
- * <p>How it works. Each host has its own check loop on one of the proxy's event loops: a {@code GET
- * path} on a fresh connection ({@code Connection: close}, never a pooled one, so a check neither
- * waits behind user requests nor leaves state in the pool), answered by a 2xx response head within
- * {@code timeout} to pass. The next check follows after {@code interval × U[0.9, 1.1)}, and the
- * first after {@code interval × U[0, 1)}, so hosts and proxies do not check in lockstep (Envoy's
- * {@code interval_jitter_percent}). {@code unhealthy} failures in a row take a host out; {@code
- * healthy} passes in a row bring it back, which counts as a return: balancers slow-start it. Hosts
- * start healthy, so a proxy serves at once after start or reload.
- *
- * <p>A check connection is closed with a reset ({@code SO_LINGER 0}) once the answer is known, so
- * frequent checks leave no TIME_WAIT sockets behind on the proxy's side.
+ * <p>How it works. Each host has its own check loop on one of the proxy's event loops: a {@link
+ * ProbeRequest} ({@code GET path} on a fresh connection, never a pooled one), answered by a 2xx
+ * response head within {@code timeout} to pass. The next check follows after {@code interval ×
+ * U[0.9, 1.1)}, and the first after {@code interval × U[0, 1)}, so hosts and proxies do not check
+ * in lockstep (Envoy's {@code interval_jitter_percent}). {@code unhealthy} failures in a row take a
+ * host out; {@code healthy} passes in a row bring it back, which counts as a return: balancers
+ * slow-start it. Hosts start healthy, so a proxy serves at once after start or reload.
  *
  * <p>Checks keep running for hosts that are out — they are the only traffic such hosts get. State
  * changes happen on the host's own loop (one writer per host); reads are lock-free.
@@ -139,95 +120,19 @@ final class HealthChecker implements HostHealth {
       return;
     }
     checks.incrementAndGet();
-    HostPool h = hosts.get(host);
     int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, check.timeout().toMillis()));
-    Check c = new Check(loop, host);
-    ChannelFuture f =
-        new Bootstrap()
-            .group(loop)
-            .channel(channelType)
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMillis)
-            .option(ChannelOption.TCP_NODELAY, true)
-            // Close with a reset, as HAProxy closes its checks: a check every few seconds per
-            // host would otherwise leave a TIME_WAIT socket on this side each time.
-            .option(ChannelOption.SO_LINGER, 0)
-            .handler(
-                new ChannelInitializer<Channel>() {
-                  @Override
-                  protected void initChannel(Channel ch) {
-                    ch.pipeline().addLast(new HttpClientCodec()).addLast(c);
-                  }
-                })
-            .connect(h.address());
-    c.channel = f.channel();
-    c.timer = loop.schedule(() -> c.done(false), timeoutMillis, TimeUnit.MILLISECONDS);
-    f.addListener(done -> {
-      if (!done.isSuccess()) {
-        c.done(false);
-        return;
-      }
-      FullHttpRequest req =
-          new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, check.path());
-      req.headers()
-          .set(HttpHeaderNames.HOST, h.address().getHostString() + ":" + h.address().getPort())
-          .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
-          .set(HttpHeaderNames.USER_AGENT, "parapet-health-check")
-          .setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-      f.channel().writeAndFlush(req);
-    });
-  }
-
-  /** One check of one host; every method runs on the host's loop. */
-  private final class Check extends ChannelInboundHandlerAdapter {
-    final EventLoop loop;
-    final int host;
-    @Nullable Channel channel;
-    @Nullable ScheduledFuture<?> timer;
-    boolean finished;
-
-    Check(EventLoop loop, int host) {
-      this.loop = loop;
-      this.host = host;
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      try {
-        if (msg instanceof HttpResponse r) {
-          done(!r.decoderResult().isFailure() && r.status().code() / 100 == 2);
-        }
-      } finally {
-        ReferenceCountUtil.release(msg);
-      }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-      done(false); // closed before a response head: a no-op when one came first
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      done(false);
-    }
-
-    void done(boolean passed) {
-      if (finished) {
-        return;
-      }
-      finished = true;
-      ScheduledFuture<?> t = timer;
-      if (t != null) {
-        t.cancel(false);
-      }
-      Channel ch = channel;
-      if (ch != null) {
-        ch.close();
-      }
-      record(host, passed);
-      long interval = check.interval().toNanos();
-      schedule(loop, host, (long) (interval * (0.9 + 0.2 * random.nextDouble())));
-    }
+    ProbeRequest.send(
+        loop,
+        channelType,
+        hosts.get(host).address(),
+        check.path(),
+        timeoutMillis,
+        "parapet-health-check",
+        status -> {
+          record(host, status / 100 == 2);
+          long interval = check.interval().toNanos();
+          schedule(loop, host, (long) (interval * (0.9 + 0.2 * random.nextDouble())));
+        });
   }
 
   /** On the host's loop: counts the result and changes the host's state at a threshold. */

@@ -86,20 +86,11 @@ public final class HostPool {
       int maxPending,
       int connectTimeoutMillis,
       Class<? extends Channel> channelType) {
-    this(
-        id,
-        0,
-        address,
-        maxConnections,
-        maxPending,
-        connectTimeoutMillis,
-        channelType,
-        Ticker.system());
+    this(id, 0, address, maxConnections, maxPending, connectTimeoutMillis, channelType);
   }
 
   /**
    * @param index the host's position in its origin pool's host list
-   * @param ticker times connects for {@link #onConnectTimes}
    */
   public HostPool(
       String id,
@@ -108,12 +99,38 @@ public final class HostPool {
       int maxConnections,
       int maxPending,
       int connectTimeoutMillis,
+      Class<? extends Channel> channelType) {
+    this(
+        id,
+        index,
+        address,
+        1,
+        maxConnections,
+        maxPending,
+        connectTimeoutMillis,
+        channelType,
+        Ticker.system());
+  }
+
+  /**
+   * A host of {@code weight} in {@code [1, Host.MAX_WEIGHT]} for the pool's balancer.
+   *
+   * @param ticker times connects for {@link #onConnectTimes}
+   */
+  public HostPool(
+      String id,
+      int index,
+      InetSocketAddress address,
+      int weight,
+      int maxConnections,
+      int maxPending,
+      int connectTimeoutMillis,
       Class<? extends Channel> channelType,
       Ticker ticker) {
     this.id = id;
     this.ticker = ticker;
     this.index = index;
-    this.host = new Host(id);
+    this.host = new Host(id, weight);
     this.address = address;
     this.maxConnections = maxConnections;
     this.maxPending = maxPending;

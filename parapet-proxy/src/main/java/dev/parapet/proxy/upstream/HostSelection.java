@@ -2,7 +2,9 @@ package dev.parapet.proxy.upstream;
 
 import dev.parapet.core.balance.LoadBalancer;
 import dev.parapet.core.outlier.OutlierConfig;
+import dev.parapet.proxy.config.OriginConfig;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -14,11 +16,29 @@ import org.jspecify.annotations.Nullable;
  * @param outlier passive ejection of failing hosts
  * @param healthCheck active health checks, or null when the origin has none
  * @param slowStart how long a returning host ramps up its share ({@link Duration#ZERO}: none)
+ * @param weights each host's weight in the pool's host order; empty: every host weighs 1
+ * @param hashKey what {@code ring_hash} hashes (path, a header or a cookie)
  */
 public record HostSelection(
-    String balancer, OutlierConfig outlier, @Nullable HealthCheck healthCheck, Duration slowStart) {
+    String balancer,
+    OutlierConfig outlier,
+    @Nullable HealthCheck healthCheck,
+    Duration slowStart,
+    List<Integer> weights,
+    OriginConfig.HashKey hashKey) {
+
+  /** Hosts of weight 1, {@code ring_hash} on the path. */
+  public HostSelection(
+      String balancer,
+      OutlierConfig outlier,
+      @Nullable HealthCheck healthCheck,
+      Duration slowStart) {
+    this(balancer, outlier, healthCheck, slowStart, List.of(), OriginConfig.HashKey.PATH);
+  }
 
   public HostSelection {
+    weights = List.copyOf(weights);
+    Objects.requireNonNull(hashKey, "hashKey");
     Objects.requireNonNull(balancer, "balancer");
     Objects.requireNonNull(outlier, "outlier");
     if (slowStart.isNegative()) {
@@ -46,22 +66,32 @@ public record HostSelection(
 
   /** The same with another balancer (see {@link LoadBalancer#of}). */
   public HostSelection withBalancer(String name) {
-    return new HostSelection(name, outlier, healthCheck, slowStart);
+    return new HostSelection(name, outlier, healthCheck, slowStart, weights, hashKey);
   }
 
   /** The same with other outlier settings. */
   public HostSelection withOutlier(OutlierConfig config) {
-    return new HostSelection(balancer, config, healthCheck, slowStart);
+    return new HostSelection(balancer, config, healthCheck, slowStart, weights, hashKey);
   }
 
   /** The same with active health checks ({@code null}: none). */
   public HostSelection withHealthCheck(@Nullable HealthCheck check) {
-    return new HostSelection(balancer, outlier, check, slowStart);
+    return new HostSelection(balancer, outlier, check, slowStart, weights, hashKey);
   }
 
   /** The same with another slow-start window. */
   public HostSelection withSlowStart(Duration window) {
-    return new HostSelection(balancer, outlier, healthCheck, window);
+    return new HostSelection(balancer, outlier, healthCheck, window, weights, hashKey);
+  }
+
+  /** The same with host weights (host order) and a ring-hash key. */
+  public HostSelection withWeights(List<Integer> hostWeights, OriginConfig.HashKey key) {
+    return new HostSelection(balancer, outlier, healthCheck, slowStart, hostWeights, key);
+  }
+
+  /** The weight of the host at {@code index}: 1 unless configured. */
+  public int weight(int index) {
+    return index < weights.size() ? weights.get(index) : 1;
   }
 
   /**

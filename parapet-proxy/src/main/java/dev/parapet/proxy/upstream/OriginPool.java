@@ -12,8 +12,14 @@ import dev.parapet.core.outlier.OutlierDetector;
 import dev.parapet.core.outlier.OutlierEvent;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.config.OriginConfig;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +67,7 @@ public final class OriginPool {
   private final Ticker ticker;
   private final OutlierDetector outlier;
   private final @Nullable HealthChecker healthChecks;
+  private final Class<? extends Channel> channelType;
   private final HostHealth health;
   private final SlowStart slowStart;
   private final LoadBalancer balancer;
@@ -92,6 +99,7 @@ public final class OriginPool {
       RandomSource random) {
     this.settings = settings;
     this.ticker = ticker;
+    this.channelType = channelType;
     HostSelection sel = settings.selection();
     List<HostPool> hs = new ArrayList<>();
     int connectMillis =
@@ -104,6 +112,7 @@ public final class OriginPool {
               settings.name() + "/" + a.getHostString() + ":" + a.getPort(),
               i,
               a,
+              sel.weight(i),
               settings.maxConnections(),
               settings.maxPending(),
               connectMillis,
@@ -162,13 +171,41 @@ public final class OriginPool {
    * @param clientIp the client's address as text, or null when unknown
    */
   public long hashKey(String path, @Nullable String clientIp) {
+    return hashKey(path, clientIp, null);
+  }
+
+  /**
+   * The affinity key with the request's headers, for a {@code ring_hash} pool that hashes a header
+   * or a cookie ({@code hash_key}); a request without it hashes its path.
+   */
+  public long hashKey(String path, @Nullable String clientIp, @Nullable HttpHeaders headers) {
     if (ringHash) {
-      return RingHashBalancer.hashKey(path.getBytes(StandardCharsets.UTF_8));
+      String key = headers == null ? null : hashSource(headers);
+      return RingHashBalancer.hashKey((key == null ? path : key).getBytes(StandardCharsets.UTF_8));
     }
     if (ipHash && clientIp != null) {
       return IpHashBalancer.hashAddress(clientIp.getBytes(StandardCharsets.UTF_8));
     }
     return 0L;
+  }
+
+  private @Nullable String hashSource(HttpHeaders headers) {
+    OriginConfig.HashKey k = settings.selection().hashKey();
+    String name = k.name();
+    if (name == null) {
+      return null;
+    }
+    if (k.source() == OriginConfig.HashKey.Source.HEADER) {
+      return headers.get(name);
+    }
+    for (String line : headers.getAll(HttpHeaderNames.COOKIE)) {
+      for (Cookie c : ServerCookieDecoder.LAX.decode(line)) {
+        if (c.name().equals(name)) {
+          return c.value();
+        }
+      }
+    }
+    return null;
   }
 
   /** A host for an attempt without affinity (round robin and least request ignore the key). */
@@ -408,6 +445,27 @@ public final class OriginPool {
   }
 
   /** Health checks sent so far (0 without health checks). */
+  /**
+   * Sends a {@link ProbeRequest} ({@code GET path}) to {@code host} from {@code loop}: a breaker's
+   * synthetic half-open probe.
+   */
+  public void probe(
+      HostPool host, String path, int timeoutMillis, EventLoop loop, ProbeRequest.Callback done) {
+    ProbeRequest.send(
+        loop, channelType, host.address(), path, timeoutMillis, "parapet-breaker-probe", done);
+  }
+
+  /** True when the pool has active health checks. */
+  public boolean isHealthChecked() {
+    return healthChecks != null;
+  }
+
+  /** True when active health checks are configured and currently hold {@code host} out. */
+  public boolean failsHealthChecks(HostPool host) {
+    HealthChecker hc = healthChecks;
+    return hc != null && !hc.isHealthy(host.index());
+  }
+
   public long healthChecksSent() {
     HealthChecker hc = healthChecks;
     return hc == null ? 0 : hc.checksSent();

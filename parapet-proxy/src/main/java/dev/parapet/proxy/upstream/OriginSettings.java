@@ -31,6 +31,8 @@ import org.jspecify.annotations.Nullable;
  * @param hedge hedged attempts ({@code origins.NAME.hedge}; off unless configured)
  * @param fallback the origin pool used while this one's breaker is open, or null
  * @param selection balancer, outlier ejection, health checks and slow start
+ * @param probePath {@code breaker.probe.path}: the path synthetic half-open probes request, or null
+ *     (live requests probe)
  */
 public record OriginSettings(
     String name,
@@ -47,7 +49,8 @@ public record OriginSettings(
     RetryConfig retry,
     HedgeConfig hedge,
     @Nullable String fallback,
-    HostSelection selection) {
+    HostSelection selection,
+    @Nullable String probePath) {
 
   /** Retries of one attempt in all (no retry): what a pool built without configuration gets. */
   public static final RetryConfig NO_RETRY =
@@ -56,6 +59,42 @@ public record OriginSettings(
           RetryConfig.DEFAULTS.on(),
           RetryConfig.DEFAULTS.budget(),
           RetryConfig.DEFAULTS.backoff());
+
+  /** A pool whose breakers probe with live requests. */
+  public OriginSettings(
+      String name,
+      List<InetSocketAddress> hosts,
+      Duration connectTimeout,
+      Duration timeout,
+      int maxConnections,
+      int maxPending,
+      int maxRequests,
+      BreakerPolicy breaker,
+      Scope breakerScope,
+      OutcomeClassifier classifier,
+      RollingLatencyHistogram latency,
+      RetryConfig retry,
+      HedgeConfig hedge,
+      @Nullable String fallback,
+      HostSelection selection) {
+    this(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        selection,
+        null);
+  }
 
   /** A pool without retries, hedging or fallback, with {@link HostSelection#defaults()}. */
   public OriginSettings(
@@ -129,7 +168,8 @@ public record OriginSettings(
         retry,
         hedge,
         fallback,
-        s);
+        s,
+        probePath);
   }
 
   /** DESIGN.md's defaults for one origin with these hosts. */
@@ -169,6 +209,28 @@ public record OriginSettings(
         r,
         h,
         fb,
-        selection);
+        selection,
+        probePath);
+  }
+
+  /** The same pool whose breakers probe {@code path} (synthetic probes), or live when null. */
+  public OriginSettings withProbePath(@Nullable String path) {
+    return new OriginSettings(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        selection,
+        path);
   }
 }

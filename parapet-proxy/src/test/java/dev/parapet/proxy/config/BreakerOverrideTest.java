@@ -6,6 +6,7 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.ProbeMode;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.outcome.StatusSet;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,6 @@ class BreakerOverrideTest {
         api:
           hosts: [127.0.0.1:9001]
           breaker:
-            scope: origin
             window: 20s
             buckets: 200
             min_requests: 50
@@ -59,7 +59,7 @@ class BreakerOverrideTest {
     assertThat(p.probesRequired()).isEqualTo(5);
     assertThat(p.probeMode()).isEqualTo(ProbeMode.LIVE);
     // inherited from the origin, including siblings of overridden nested fields
-    assertThat(c.routes().get(0).breaker().scope()).isEqualTo(Scope.ORIGIN);
+    assertThat(c.routes().get(0).breaker().scope()).isEqualTo(Scope.ROUTE);
     assertThat(p.window()).isEqualTo(Duration.ofSeconds(20));
     assertThat(p.buckets()).isEqualTo(200);
     assertThat(p.minRequests()).isEqualTo(50);
@@ -113,6 +113,105 @@ class BreakerOverrideTest {
             "routes[0].breaker.half_open.required: must be in [1, half_open.probes (2)], was 4",
             "routes[0].breaker.ramp.from: must be in (0%, 100%], was 0%",
             "routes[0].breaker.scoop: unknown key 'scoop' (did you mean 'scope'?)");
+  }
+
+  @Test
+  void underASharedScopeARouteMayOnlyJudgeItsResponsesOrTakeABreakerOfItsOwn() throws Exception {
+    String why =
+        ": has no effect: this route's breaker is shared (scope: origin); set scope: route for a"
+            + " breaker of the route's own, or move it to the origin";
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
+                  api: {hosts: [127.0.0.1:9001], breaker: {scope: origin}}
+                routes:
+                  - origin: api
+                    breaker: {failure_rate: 20%, slow: {threshold: 2s, rate: 10%}, failure_statuses: [5xx]}
+                  - {origin: api, match: {prefix: /h/}, breaker: {scope: host, mode: shadow}}
+                """))
+        .containsExactly(
+            "routes[0].breaker.failure_rate" + why,
+            "routes[0].breaker.slow.rate" + why,
+            "routes[1].breaker.mode" + why.replace("scope: origin", "scope: host"));
+    ProxyConfig c =
+        ConfigDefaultsTest.load(
+            """
+            origins:
+              api: {hosts: [127.0.0.1:9001], breaker: {scope: origin, failure_statuses: [500-599]}}
+            routes:
+              - {origin: api, breaker: {slow: {threshold: 2s}, failure_statuses: [5xx, 429, 404]}}
+              - {origin: api, match: {prefix: /own/}, breaker: {scope: route, failure_rate: 20%}}
+            """);
+    assertThat(c.origin("api").breaker().failureStatuses())
+        .isEqualTo(StatusSet.parse(java.util.List.of("5xx")));
+    assertThat(c.routes().get(0).breaker().failureStatuses())
+        .isEqualTo(StatusSet.parse(java.util.List.of("500-599", "429", "404")));
+    assertThat(c.routes().get(1).breaker().scope()).isEqualTo(Scope.ROUTE);
+    assertThat(c.routes().get(1).breaker().failureRate()).isEqualTo(0.20);
+  }
+
+  @Test
+  void failureStatusesAreCodesClassesOrRanges() throws Exception {
+    assertThat(BreakerConfig.DEFAULTS.failureStatuses()).isEqualTo(StatusSet.DEFAULT_FAILURES);
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
+                  api: {hosts: [127.0.0.1:9001], breaker: {failure_statuses: [503, 6xx, 500-400, {a: 1}]}}
+                routes: [{origin: api}]
+                """))
+        .containsExactly(
+            "origins.api.breaker.failure_statuses[1]: must be a status like 503, a class like 5xx or"
+                + " a range like 500-504 within 100-599, was '6xx'",
+            "origins.api.breaker.failure_statuses[2]: must be a status like 503, a class like 5xx or"
+                + " a range like 500-504 within 100-599, was '500-400'",
+            "origins.api.breaker.failure_statuses[3]: must be a status like 503, a class like 5xx or"
+                + " a range like 500-504, was a mapping");
+    ProxyConfig none =
+        ConfigDefaultsTest.load(
+            """
+            origins:
+              api: {hosts: [127.0.0.1:9001], breaker: {failure_statuses: []}}
+            routes: [{origin: api}]
+            """);
+    assertThat(none.origin("api").breaker().failureStatuses().contains(503)).isFalse();
+  }
+
+  @Test
+  void hostsTakeWeightsAndRingHashTakesAHashKey() throws Exception {
+    ProxyConfig c =
+        ConfigDefaultsTest.load(
+            """
+            origins:
+              a: {hosts: [127.0.0.1:1, {address: 127.0.0.1:2, weight: 5}], balancer: round_robin}
+              b: {hosts: [127.0.0.1:3], balancer: ring_hash, hash_key: {cookie: session}}
+              c: {hosts: [127.0.0.1:4], balancer: ring_hash, hash_key: path}
+            routes: [{origin: a}]
+            """);
+    assertThat(c.origin("a").weights()).containsExactly(1, 5);
+    assertThat(c.origin("a").hashKey()).isEqualTo(OriginConfig.HashKey.PATH);
+    assertThat(c.origin("b").hashKey())
+        .isEqualTo(new OriginConfig.HashKey(OriginConfig.HashKey.Source.COOKIE, "session"));
+    assertThat(c.origin("c").hashKey()).isEqualTo(OriginConfig.HashKey.PATH);
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
+                  a: {hosts: [{address: 127.0.0.1:2, weight: 0}, {weight: 2}], hash_key: {header: X}}
+                  b: {hosts: [127.0.0.1:3], balancer: ring_hash, hash_key: {header: X, cookie: y}}
+                  c: {hosts: [127.0.0.1:4], balancer: ring_hash, hash_key: {header: "a b"}}
+                routes: [{origin: a}]
+                """))
+        .containsExactly(
+            "origins.a.hosts[0].weight: must be in [1, 1000], was 0",
+            "origins.a.hosts[1].address: required: host:port like 127.0.0.1:9001",
+            "origins.a.hash_key: has no effect: only balancer: ring_hash hashes a request key, the"
+                + " balancer is least_request",
+            "origins.b.hash_key: must name exactly one of header or cookie, like {header:"
+                + " X-User-Id}",
+            "origins.c.hash_key.header: must be a header or cookie name (letters, digits, - and _),"
+                + " was 'a b'");
   }
 
   @Test

@@ -409,7 +409,7 @@ class ConfigValidationTest {
                 + " '127.0.0.1:9901'",
             "origins.api.timeout: must be a duration like 250ms, 3s, 5m or 1h, was a mapping",
             "origins.api.breaker: must be a mapping with keys scope, mode, window, buckets, window_size,"
-                + " min_requests, failure_rate, slow, connect_failures, open, half_open, ramp,"
+                + " min_requests, failure_rate, failure_statuses, slow, connect_failures, open, half_open, ramp,"
                 + " flapping, probe, was a list",
             "routes: must be a list of routes, was a mapping");
   }

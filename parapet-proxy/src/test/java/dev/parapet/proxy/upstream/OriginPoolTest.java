@@ -6,13 +6,17 @@ import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.outlier.OutlierConfig;
 import dev.parapet.core.time.ManualTicker;
 import dev.parapet.core.time.RandomSource;
+import dev.parapet.proxy.config.OriginConfig;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -128,5 +132,68 @@ class OriginPoolTest {
     OriginPool replaced = pool("round_robin", 2, OutlierConfig.defaults().withConsecutive5xx(1));
     fail(p, replaced.hosts().get(0), 3);
     assertThat(p.ejectedHosts()).isZero();
+  }
+
+  private OriginPool weighted(String balancer, List<Integer> weights, OriginConfig.HashKey key) {
+    List<InetSocketAddress> addresses = new ArrayList<>();
+    for (int i = 0; i < weights.size(); i++) {
+      addresses.add(new InetSocketAddress("127.0.0.1", 20_000 + i));
+    }
+    HostSelection selection =
+        new HostSelection(balancer, OutlierConfig.defaults(), null, Duration.ZERO)
+            .withWeights(weights, key);
+    return new OriginPool(
+        OriginSettings.defaults("api", addresses).withSelection(selection),
+        NioSocketChannel.class,
+        ticker,
+        RandomSource.seeded(42));
+  }
+
+  @Test
+  void weightedRoundRobinFollowsTheConfiguredWeights() {
+    OriginPool p = weighted("round_robin", List.of(3, 1), OriginConfig.HashKey.PATH);
+    int[] picks = new int[2];
+    for (int i = 0; i < 400; i++) {
+      picks[p.pick().index()]++;
+    }
+    assertThat(picks).containsExactly(300, 100);
+    // Without weights the same pool alternates.
+    OriginPool even = weighted("round_robin", List.of(1, 1), OriginConfig.HashKey.PATH);
+    int[] evenPicks = new int[2];
+    for (int i = 0; i < 400; i++) {
+      evenPicks[even.pick().index()]++;
+    }
+    assertThat(evenPicks).containsExactly(200, 200);
+  }
+
+  @Test
+  void ringHashKeysOnTheConfiguredHeaderOrCookieElseThePath() {
+    OriginPool byHeader =
+        weighted(
+            "ring_hash",
+            List.of(1, 1, 1, 1),
+            new OriginConfig.HashKey(OriginConfig.HashKey.Source.HEADER, "X-User"));
+    OriginPool byCookie =
+        weighted(
+            "ring_hash",
+            List.of(1, 1, 1, 1),
+            new OriginConfig.HashKey(OriginConfig.HashKey.Source.COOKIE, "session"));
+    Set<Integer> hostsOfOneUser = new HashSet<>();
+    Set<Integer> hostsOfOneSession = new HashSet<>();
+    Set<Integer> hostsByPath = new HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      String path = "/objects/" + i;
+      HttpHeaders h = new DefaultHttpHeaders().set("X-User", "alice");
+      hostsOfOneUser.add(byHeader.pick(byHeader.hashKey(path, null, h)).index());
+      HttpHeaders c = new DefaultHttpHeaders().add("Cookie", "a=1; session=s-42; b=2");
+      hostsOfOneSession.add(byCookie.pick(byCookie.hashKey(path, null, c)).index());
+      // No such header: the path is hashed, as with hash_key: path.
+      long fallback = byHeader.hashKey(path, null, new DefaultHttpHeaders());
+      assertThat(fallback).isEqualTo(byHeader.hashKey(path, null));
+      hostsByPath.add(byHeader.pick(fallback).index());
+    }
+    assertThat(hostsOfOneUser).hasSize(1);
+    assertThat(hostsOfOneSession).hasSize(1);
+    assertThat(hostsByPath).hasSizeGreaterThan(1);
   }
 }
