@@ -474,6 +474,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       return;
     }
     px.metrics.requestForwarded(route().id(), outcome, now - startNanos);
+    px.metrics.originResponse(route().id(), status);
     CachingDownstream c = cache;
     int answered = c == null ? 0 : c.answeredStatus();
     // The client's status: the cache's own answer when it replaced the origin's (a merged 304, a

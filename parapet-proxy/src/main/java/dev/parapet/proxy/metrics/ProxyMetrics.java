@@ -58,6 +58,7 @@ public final class ProxyMetrics implements BreakerListener {
   private final Timer timeToOpen;
   private final Map<String, Counter> cacheTotals = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> routeInflight = new ConcurrentHashMap<>();
+  private final Map<String, Counter[]> originResponses = new ConcurrentHashMap<>();
   private final Map<String, Counter> opens = new ConcurrentHashMap<>();
   private final Map<String, Timer> connectTimes = new ConcurrentHashMap<>();
   private final BreakerEpisodes episodes;
@@ -137,6 +138,17 @@ public final class ProxyMetrics implements BreakerListener {
               // The max then covers the last expiry period (2 min) rather than a rolling window.
               .distributionStatisticBufferLength(1)
               .register(registry));
+      Counter[] byClass = new Counter[5];
+      for (int c = 0; c < byClass.length; c++) {
+        byClass[c] =
+            Counter.builder("parapet.origin.responses")
+                .description(
+                    "Responses the origin gave the route's requests, by status class, whatever the breaker counts as a failure")
+                .tag("route", route)
+                .tag("code", (c + 1) + "xx")
+                .register(registry);
+      }
+      originResponses.put(route, byClass);
       LongAdder inflight = new LongAdder();
       routeInflight.put(route, inflight);
       Gauge.builder("parapet.route.inflight", inflight, LongAdder::sum)
@@ -161,6 +173,17 @@ public final class ProxyMetrics implements BreakerListener {
           .tag("route", route)
           .tag("origin", origin)
           .register(registry);
+    }
+  }
+
+  /**
+   * The origin answered a request of {@code route} with {@code status} (the response forwarded).
+   */
+  public void originResponse(String route, int status) {
+    Counter[] c = originResponses.get(route);
+    int index = status / 100 - 1;
+    if (c != null && index >= 0 && index < c.length) {
+      c[index].increment();
     }
   }
 

@@ -202,4 +202,27 @@ class OperatorMetricsTest {
     assertThat(s.value(sum)).isPositive();
     assertThat(s.names()).contains("parapet_origin_connect_duration_seconds_bucket");
   }
+
+  @Test
+  void originStatusesAreCountedByClassWhateverTheBreakerCounts() throws Exception {
+    PathOrigin origin = fx.pathOrigin("api");
+    ProxyServer p =
+        fx.proxy()
+            .routes(route("api", "/", "api"))
+            .origins(pool("api", origin.address()).build())
+            .start();
+    AdminServer admin = fx.admin(p);
+    assertThat(fx.get(p.port(), "/ok").statusCode()).isEqualTo(200);
+    origin.status.set(501); // not among the default failure statuses: the breaker ignores it
+    assertThat(fx.get(p.port(), "/broken").statusCode()).isEqualTo(501);
+
+    Scrape s = scrape(admin);
+    assertThat(s.value("parapet_origin_responses_total{code=\"2xx\",route=\"api\"}"))
+        .isEqualTo(1.0);
+    assertThat(s.value("parapet_origin_responses_total{code=\"5xx\",route=\"api\"}"))
+        .isEqualTo(1.0);
+    assertThat(s.value("parapet_origin_responses_total{code=\"4xx\",route=\"api\"}")).isZero();
+    assertThat(s.value("parapet_requests_total{outcome=\"failure_status\",route=\"api\"}"))
+        .isZero();
+  }
 }
