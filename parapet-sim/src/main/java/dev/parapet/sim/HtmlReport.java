@@ -2,14 +2,18 @@ package dev.parapet.sim;
 
 import static dev.parapet.sim.SvgChart.esc;
 
-import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.State;
 import dev.parapet.sim.Series.Col;
+import dev.parapet.sim.replay.Bins;
+import dev.parapet.sim.replay.PolicyResult;
+import dev.parapet.sim.replay.ReplayOptions;
+import dev.parapet.sim.replay.ReplayReport;
+import dev.parapet.sim.replay.ReplayResult;
+import dev.parapet.sim.replay.RouteResult;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The HTML reports: one self-contained page (inline CSS and SVG, no script, no external asset) per
@@ -160,40 +164,33 @@ final class HtmlReport {
     return v;
   }
 
-  /** The page for a shadow replay: per route, what the policy would have done and when. */
-  static String replay(Map<String, Replay.RouteResult> results, BreakerPolicy policy) {
+  /**
+   * The page for a shadow replay: the policies side by side, then per route what each would have
+   * done and when. Series come in the replay's bins (at most {@link Bins#MAX_BINS} points per line,
+   * whatever the log's length).
+   */
+  static String replay(ReplayResult result, ReplayOptions options) {
     StringBuilder out = new StringBuilder();
     head(out, "parapet sim replay: what the breaker policy would have done");
-    out.append("<p>Shadow replay: the policy runs in shadow mode whatever its mode; a request it")
-        .append(" admitted only because of shadow mode is one it would have rejected.</p>\n")
-        .append("<p class=\"note\">Policy: ")
-        .append(esc(policy.toString()))
-        .append("</p>\n<h2>Routes</h2>\n");
-    List<String[]> rows = new ArrayList<>();
-    rows.add(
-        new String[] {
-          "route", "requests", "failures", "slow", "first open", "opens", "would reject", "share"
-        });
-    for (Replay.RouteResult r : results.values()) {
-      rows.add(
-          new String[] {
-            r.route,
-            Long.toString(r.requests),
-            Long.toString(r.failures),
-            Long.toString(r.slow),
-            r.firstOpenNanos < 0
-                ? "never"
-                : String.format(Locale.ROOT, "%.3fs", r.firstOpenNanos / 1e9),
-            Long.toString(r.opens),
-            Long.toString(r.wouldReject),
-            Report.pct(r.rejectShare())
-          });
+    out.append("<p>Shadow replay: every policy runs in shadow mode whatever its mode; a request")
+        .append(" it admitted only because of shadow mode is one it would have rejected.</p>\n");
+    for (PolicyResult p : result.policies()) {
+      out.append("<p class=\"note\">Policy ")
+          .append(esc(p.name()))
+          .append(": ")
+          .append(esc(p.policy().toString()))
+          .append("</p>\n");
     }
-    table(out, rows);
-    List<Replay.RouteResult> charted = new ArrayList<>(results.values());
+    out.append("<h2>Policies</h2>\n");
+    table(out, ReplayReport.sideBySide(result));
+    for (PolicyResult p : result.policies()) {
+      out.append("<h2>Routes, policy ").append(esc(p.name())).append("</h2>\n");
+      table(out, ReplayReport.routes(p));
+    }
+    List<ReplayResult.Traffic> charted = new ArrayList<>(result.traffic());
     charted.sort(
-        Comparator.comparingLong((Replay.RouteResult r) -> -r.requests)
-            .thenComparing(r -> r.route));
+        Comparator.comparingLong((ReplayResult.Traffic t) -> -total(result.series(t.requests())))
+            .thenComparing(ReplayResult.Traffic::route));
     if (charted.size() > MAX_REPLAY_CHARTS) {
       out.append("<p class=\"note\">Charts for the ")
           .append(MAX_REPLAY_CHARTS)
@@ -203,40 +200,54 @@ final class HtmlReport {
       charted = charted.subList(0, MAX_REPLAY_CHARTS);
     }
     out.append("<h2>Timelines</h2>\n")
-        .append("<p class=\"note\">Shaded: the breaker's state (red open, orange half-open,")
-        .append(" yellow ramping); unshaded is closed.</p>\n");
-    for (Replay.RouteResult r : charted) {
-      double bin = r.binSeconds;
-      String unit = bin == 1 ? "per second" : String.format(Locale.ROOT, "per %.0f s", bin);
-      SvgChart c = new SvgChart("route " + r.route, "seconds from the first record", unit, bin);
-      SvgChart.Panel counts = states(c.panel("requests"), r);
-      counts
-          .line("requests", SvgChart.PALETTE[0], toDouble(r.binRequests))
-          .line("failures", SvgChart.PALETTE[3], toDouble(r.binFailures))
-          .line("would reject", SvgChart.PALETTE[1], toDouble(r.binReject));
-      out.append("<figure>\n").append(c.render()).append("</figure>\n");
+        .append("<p class=\"note\">One panel per policy. Shaded: the breaker's state (red open,")
+        .append(" orange half-open, yellow ramping); unshaded is closed.</p>\n");
+    double bin = result.binNanos() / 1e9;
+    String unit = bin == 1 ? "per second" : String.format(Locale.ROOT, "per %.0f s", bin);
+    for (ReplayResult.Traffic t : charted) {
+      long[] requests = result.series(t.requests());
+      long[] failures = result.series(t.failures());
+      SvgChart c = new SvgChart("route " + t.route(), "seconds from the first record", unit, bin);
       SvgChart share =
-          new SvgChart("route " + r.route + ": share rejected", "seconds", "%", bin).yMax(100);
-      double[] pct = new double[r.binRequests.length];
-      for (int i = 0; i < pct.length; i++) {
-        pct[i] = r.binRequests[i] == 0 ? Double.NaN : 100.0 * r.binReject[i] / r.binRequests[i];
+          new SvgChart("route " + t.route() + ": share rejected", "seconds", "%", bin).yMax(100);
+      for (PolicyResult p : result.policies()) {
+        RouteResult r = p.route(t.route());
+        long[] rejects = result.series(r.rejects);
+        states(c.panel(p.name()), r, requests.length * bin)
+            .line("requests", SvgChart.PALETTE[0], toDouble(requests))
+            .line("failures", SvgChart.PALETTE[3], toDouble(failures))
+            .line("would reject", SvgChart.PALETTE[1], toDouble(rejects));
+        double[] pct = new double[requests.length];
+        for (int i = 0; i < pct.length; i++) {
+          pct[i] = requests[i] == 0 ? Double.NaN : 100.0 * rejects[i] / requests[i];
+        }
+        states(share.panel(p.name() + ": would reject (%)"), r, requests.length * bin)
+            .line("would reject", SvgChart.PALETTE[1], pct);
       }
-      states(share.panel("would reject (%)"), r).line("would reject", SvgChart.PALETTE[1], pct);
+      out.append("<figure>\n").append(c.render()).append("</figure>\n");
       out.append("<figure>\n").append(share.render()).append("</figure>\n");
     }
     foot(out);
     return out.toString();
   }
 
-  private static SvgChart.Panel states(SvgChart.Panel p, Replay.RouteResult r) {
+  private static long total(long[] v) {
+    long s = 0;
+    for (long x : v) {
+      s += x;
+    }
+    return s;
+  }
+
+  private static SvgChart.Panel states(SvgChart.Panel p, RouteResult r, double endSeconds) {
     State state = State.CLOSED;
     double since = 0;
-    for (Replay.StateChange t : r.states) {
+    for (RouteResult.StateChange t : r.states) {
       band(p, state, since, t.nanos() / 1e9);
       state = t.to();
       since = t.nanos() / 1e9;
     }
-    band(p, state, since, r.binRequests.length * r.binSeconds);
+    band(p, state, since, endSeconds);
     return p;
   }
 

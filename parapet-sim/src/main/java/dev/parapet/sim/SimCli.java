@@ -1,7 +1,5 @@
 package dev.parapet.sim;
 
-import dev.parapet.core.breaker.BreakerPolicy;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -9,10 +7,8 @@ import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
@@ -29,7 +25,7 @@ import picocli.CommandLine.Spec;
     name = "sim",
     mixinStandardHelpOptions = true,
     description = "Deterministic fleet simulator running the real parapet-core policies.",
-    subcommands = {SimCli.ListCommand.class, SimCli.RunCommand.class, SimCli.ReplayCommand.class})
+    subcommands = {SimCli.ListCommand.class, SimCli.RunCommand.class, ReplayCommand.class})
 public final class SimCli implements Callable<Integer> {
   @Spec CommandLine.Model.@Nullable CommandSpec spec;
 
@@ -189,59 +185,7 @@ public final class SimCli implements Callable<Integer> {
     }
   }
 
-  @Command(
-      name = "replay",
-      description = "Replays an access log (CSV or JSON lines) through a shadow breaker per route.")
-  static final class ReplayCommand implements Callable<Integer> {
-    @Spec CommandLine.Model.@Nullable CommandSpec spec;
-
-    @Parameters(index = "0", description = "access log: time,route,status,latency_ms")
-    Path file = Path.of("access.log");
-
-    @Option(names = "--policy", description = "breaker policy YAML (default: the core defaults)")
-    @Nullable Path policy;
-
-    @Option(names = "--slow", description = "slow-call threshold in ms (default ${DEFAULT-VALUE})")
-    long slowMillis = 500;
-
-    @Option(names = "--html", description = "HTML report with the timeline of each route")
-    @Nullable Path html;
-
-    @Override
-    public Integer call() throws IOException {
-      PrintWriter out = out(spec);
-      PrintWriter err = err(spec);
-      BreakerPolicy p = BreakerPolicy.defaults();
-      try {
-        Path policyFile = policy;
-        if (policyFile != null) {
-          p = ScenarioFile.parsePolicy(Files.readString(policyFile), policyFile.toString());
-        }
-        List<Replay.LogRecord> records;
-        try (BufferedReader in = Files.newBufferedReader(file)) {
-          records = Replay.parse(in, file.toString());
-        }
-        if (slowMillis <= 0) {
-          err.println("--slow : " + slowMillis + " (expected: > 0)");
-          return 2;
-        }
-        Map<String, Replay.RouteResult> results =
-            Replay.run(records, p, Duration.ofMillis(slowMillis));
-        out.print(Replay.report(results, p));
-        Path htmlFile = html;
-        if (htmlFile != null) {
-          write(htmlFile, HtmlReport.replay(results, p));
-          out.println("wrote " + htmlFile);
-        }
-        return 0;
-      } catch (ConfigException | IllegalArgumentException e) {
-        err.println(e.getMessage());
-        return 2;
-      }
-    }
-  }
-
-  private static void write(Path file, String text) throws IOException {
+  static void write(Path file, String text) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
@@ -249,13 +193,13 @@ public final class SimCli implements Callable<Integer> {
     Files.writeString(file, text);
   }
 
-  private static PrintWriter out(CommandLine.Model.@Nullable CommandSpec spec) {
+  static PrintWriter out(CommandLine.Model.@Nullable CommandSpec spec) {
     return spec == null
         ? new PrintWriter(System.out, true, StandardCharsets.UTF_8)
         : spec.commandLine().getOut();
   }
 
-  private static PrintWriter err(CommandLine.Model.@Nullable CommandSpec spec) {
+  static PrintWriter err(CommandLine.Model.@Nullable CommandSpec spec) {
     return spec == null
         ? new PrintWriter(System.err, true, StandardCharsets.UTF_8)
         : spec.commandLine().getErr();

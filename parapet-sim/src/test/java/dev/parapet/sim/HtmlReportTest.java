@@ -3,12 +3,13 @@ package dev.parapet.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.sim.replay.ReplayLogs;
+import dev.parapet.sim.replay.ReplayOptions;
+import dev.parapet.sim.replay.ReplayResult;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
@@ -105,15 +106,13 @@ class HtmlReportTest {
 
   @Test
   void replayPageShowsWhenTheBreakerWouldOpenAndTheRejectedShare() throws Exception {
-    Map<String, Replay.RouteResult> results =
-        Replay.run(
-            ReplayTest.parse(ReplayTest.csvLog()),
-            BreakerPolicy.defaults(),
-            Duration.ofMillis(500));
-    String page = HtmlReport.replay(results, BreakerPolicy.defaults());
-    assertThat(page).isEqualTo(HtmlReport.replay(results, BreakerPolicy.defaults()));
+    ReplayOptions o = ReplayOptions.defaults();
+    ReplayResult result = ReplayLogs.replay(ReplayLogs.csvLog(), o, BreakerPolicy.defaults());
+    String page = HtmlReport.replay(result, o);
+    assertThat(page).isEqualTo(HtmlReport.replay(result, o));
     Element html = parse(page).getDocumentElement();
-    assertThat(elements(html, XHTML, "tr")).hasSize(3); // header, /api, /static
+    List<Element> tables = elements(html, XHTML, "table");
+    assertThat(elements(tables.get(1), XHTML, "tr")).hasSize(3); // header, /api, /static
     List<Element> svgs = elements(html, SVG, "svg");
     assertThat(svgs).hasSize(4); // counts and rejected share, per route
     Element api = svgs.get(0);
@@ -130,11 +129,29 @@ class HtmlReportTest {
     Element stat = svgs.get(2);
     assertThat(elements(stat, SVG, "title").get(0).getTextContent()).isEqualTo("route /static");
     assertThat(elements(stat, SVG, "rect")).noneMatch(r -> "band".equals(r.getAttribute("class")));
-    Replay.RouteResult r = results.get("/api");
-    assertThat(r.binSeconds).isEqualTo(1);
-    assertThat(r.binRequests).hasSize(80);
-    assertThat(r.binReject[20]).isZero();
-    assertThat(r.binReject[40]).isEqualTo(50);
+    assertThat(result.binNanos()).isEqualTo(1_000_000_000L);
+    assertThat(result.bins()).isEqualTo(80);
+    long[] rejects = result.series(result.policies().get(0).route("/api").rejects);
+    assertThat(rejects[20]).isZero();
+    assertThat(rejects[40]).isEqualTo(50);
+  }
+
+  @Test
+  void replayPageHasAPanelPerPolicy() throws Exception {
+    ReplayOptions o = ReplayOptions.defaults();
+    BreakerPolicy strict = BreakerPolicy.defaults().toBuilder().failureRate(0.2).build();
+    ReplayResult result =
+        ReplayLogs.replay(ReplayLogs.csvLog(), o, BreakerPolicy.defaults(), strict);
+    Element html = parse(HtmlReport.replay(result, o)).getDocumentElement();
+    Element api = elements(html, SVG, "svg").get(0);
+    assertThat(
+            elements(api, SVG, "g").stream()
+                .filter(g -> "panel".equals(g.getAttribute("class")))
+                .count())
+        .isEqualTo(2);
+    // The side-by-side table: a column per policy.
+    Element first = elements(html, XHTML, "table").get(0);
+    assertThat(elements(elements(first, XHTML, "tr").get(0), XHTML, "th")).hasSize(3);
   }
 
   private static Element firstPanel(Element svg) {

@@ -73,7 +73,7 @@ class SimCliTest {
   @Test
   void replayReadsALogAndAPolicy() throws Exception {
     Path log = dir.resolve("access.log");
-    Files.writeString(log, ReplayTest.csvLog());
+    Files.writeString(log, dev.parapet.sim.replay.ReplayLogs.csvLog());
     Path policy = dir.resolve("p.yaml");
     Files.writeString(policy, "breaker: {failure_rate: 20%}\n");
     Path html = dir.resolve("replay.html");
@@ -85,5 +85,48 @@ class SimCliTest {
     Files.writeString(policy, "breaker: {failure_rate: 200%}\n");
     assertThat(run("replay", log.toString(), "--policy", policy.toString())).isEqualTo(2);
     assertThat(err.toString()).contains("breaker.failure_rate: must be in");
+  }
+
+  @Test
+  void replayComparesPoliciesAndSweepsInOneRead() throws Exception {
+    Path log = dir.resolve("access.log.gz");
+    try (var z = new java.util.zip.GZIPOutputStream(Files.newOutputStream(log))) {
+      z.write(
+          dev.parapet.sim.replay.ReplayLogs.csvLog()
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    Path a = dir.resolve("a.yaml");
+    Files.writeString(a, "breaker: {failure_rate: 50%}\n");
+    Path b = dir.resolve("b.yaml");
+    Files.writeString(b, "failure_rate: 20%\n");
+    assertThat(run("replay", log.toString(), "--policy", a.toString(), "--policy", b.toString()))
+        .isZero();
+    assertThat(out.toString())
+        .contains(
+            "policy a.yaml: ", "policy b.yaml: ", "failureRate=0.2", "would reject while healthy");
+    assertThat(err.toString()).contains("replayed 8001 lines");
+    out.getBuffer().setLength(0);
+    assertThat(
+            run(
+                "replay",
+                log.toString(),
+                "--policy",
+                a.toString(),
+                "--sweep",
+                "min_requests=100,400"))
+        .isZero();
+    assertThat(out.toString())
+        .contains(
+            "policy min_requests=100: ",
+            "minRequests=100",
+            "policy min_requests=400: ",
+            "minRequests=400");
+    assertThat(run("replay", log.toString(), "--sweep", "failure_rate=150%")).isEqualTo(2);
+    assertThat(err.toString()).contains("failure_rate=150%");
+    assertThat(run("replay", log.toString(), "--window", "soon")).isEqualTo(2);
+    assertThat(err.toString()).contains("--window : soon (expected: 5s, 500ms, 2m)");
+    assertThat(run("replay", log.toString(), "--format", "apache")).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--format : apache (expected: auto, csv, json, nginx or envoy)");
   }
 }

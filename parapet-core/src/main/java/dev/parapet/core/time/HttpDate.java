@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * than the grammar and knows neither RFC 850 nor asctime. The rules: IMF-fixdate {@code Sun, 06 Nov
  * 1994 08:49:37 GMT}, RFC 850 {@code Sunday, 06-Nov-94 08:49:37 GMT} (a two-digit year more than 50
  * years ahead means the previous century, RFC 9110 §5.6.7) and asctime {@code Sun Nov 6 08:49:37
- * 1994}; anything else is {@link #INVALID}.
+ * 1994}; anything else is {@link #INVALID}. Day names, month names and {@code GMT} are matched
+ * case-insensitively (RFC 9111 §4.2 asks caches to).
  */
 public final class HttpDate {
   /** Returned for a value that is not an HTTP-date. */
@@ -179,9 +180,9 @@ public final class HttpDate {
 
   private static int indexOf3(String table, CharSequence s, int p) {
     for (int i = 0; i < table.length(); i += 3) {
-      if (table.charAt(i) == s.charAt(p)
-          && table.charAt(i + 1) == s.charAt(p + 1)
-          && table.charAt(i + 2) == s.charAt(p + 2)) {
+      if (same(table.charAt(i), s.charAt(p))
+          && same(table.charAt(i + 1), s.charAt(p + 1))
+          && same(table.charAt(i + 2), s.charAt(p + 2))) {
         return i / 3;
       }
     }
@@ -190,11 +191,20 @@ public final class HttpDate {
 
   private static boolean literal(CharSequence s, int p, String expected) {
     for (int i = 0; i < expected.length(); i++) {
-      if (s.charAt(p + i) != expected.charAt(i)) {
+      if (!same(expected.charAt(i), s.charAt(p + i))) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * ASCII letters compared case-insensitively: the grammar is case-sensitive, but RFC 9111 §4.2
+   * asks a cache to match dates case-insensitively, and nothing is gained by refusing {@code GMT}
+   * written {@code gmt} elsewhere.
+   */
+  private static boolean same(char expected, char c) {
+    return expected == c || (Character.isLetter(expected) && (expected ^ 0x20) == c);
   }
 
   private static int daysInMonth(int year, int month) {

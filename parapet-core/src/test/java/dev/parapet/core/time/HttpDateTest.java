@@ -29,6 +29,13 @@ class HttpDateTest {
         .isEqualTo("Wed, 06 Nov 2030 08:49:37 GMT");
   }
 
+  @Test
+  void namesAreMatchedCaseInsensitivelyAsRfc9111AsksOfCaches() {
+    assertThat(HttpDate.parse("sun, 06 nov 1994 08:49:37 gmt", WALL)).isEqualTo(NOV_6_1994);
+    assertThat(HttpDate.parse("SUNDAY, 06-NOV-94 08:49:37 GMT", WALL)).isEqualTo(NOV_6_1994);
+    assertThat(HttpDate.parse("SUN NOV  6 08:49:37 1994", WALL)).isEqualTo(NOV_6_1994);
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {

@@ -9,6 +9,8 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.cache.Purge;
 import dev.parapet.proxy.flow.IncidentMode;
 import dev.parapet.proxy.server.ProxyServer;
 import dev.parapet.proxy.upstream.OriginPool;
@@ -45,9 +47,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The admin API on its own listener (DESIGN.md "Admin API"): health, readiness, Prometheus metrics,
  * breakers (list; force open, close, reset, shadow, enforce), origins (hosts: health, ejection,
- * slow start, in flight), the incident runbook ({@code GET/POST/DELETE /admin/incident}) and the
- * live {@link Dashboard}. {@code /readyz} is false while starting, draining, or when the overload
- * monitor is at STOP_ACCEPTING.
+ * slow start, in flight), the incident runbook ({@code GET/POST/DELETE /admin/incident}), cache
+ * purges ({@code POST /admin/purge}) and the live {@link Dashboard}. {@code /readyz} is false while
+ * starting, draining, or when the overload monitor is at STOP_ACCEPTING.
  *
  * <p>Security: it listens on loopback by default, and binding off loopback without a token is
  * refused at start-up. Before any endpoint runs, {@link AdminGate} checks that {@code Host} names
@@ -60,6 +62,7 @@ public final class AdminServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String BREAKERS = "/admin/breakers";
   private static final String INCIDENT = "/admin/incident";
+  private static final String PURGE = "/admin/purge";
 
   private final InetSocketAddress listen;
   private final AdminGate gate;
@@ -250,6 +253,9 @@ public final class AdminServer implements AutoCloseable {
         && (req.method().equals(HttpMethod.POST) || req.method().equals(HttpMethod.DELETE))) {
       return incident(req.method().equals(HttpMethod.POST));
     }
+    if (req.method().equals(HttpMethod.POST) && path.equals(PURGE)) {
+      return purge(req);
+    }
     if (req.method().equals(HttpMethod.POST) && path.startsWith(BREAKERS + "/")) {
       return breakerAction(path.substring(BREAKERS.length() + 1));
     }
@@ -302,6 +308,64 @@ public final class AdminServer implements AutoCloseable {
     org.slf4j.LoggerFactory.getLogger("parapet.admin")
         .info("breaker {} {} by admin API", key, action);
     return json(HttpResponseStatus.OK, breakerJson(b.snapshot(now)));
+  }
+
+  /**
+   * {@code POST /admin/purge} with a JSON body: one of {@code "url"}, {@code "prefix"} (absolute
+   * URLs) or {@code "key"} (a surrogate key), and {@code "soft": true} to mark stale instead of
+   * removing. Answers how many stored responses were purged.
+   */
+  private FullHttpResponse purge(FullHttpRequest req) {
+    com.fasterxml.jackson.databind.JsonNode body;
+    try {
+      body = JSON.readTree(req.content().toString(StandardCharsets.UTF_8));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      body = null;
+    }
+    String expected =
+        "a JSON object with one of url, prefix, key (a string) and optionally soft (a boolean)";
+    if (body == null || !body.isObject()) {
+      return json(
+          HttpResponseStatus.BAD_REQUEST, error("body : not JSON (expected: " + expected + ")"));
+    }
+    Purge.By by = null;
+    String value = null;
+    for (Purge.By b : Purge.By.values()) {
+      com.fasterxml.jackson.databind.JsonNode v = body.get(b.label());
+      if (v != null) {
+        if (by != null || !v.isTextual()) {
+          return json(
+              HttpResponseStatus.BAD_REQUEST,
+              error("body : " + body + " (expected: " + expected + ")"));
+        }
+        by = b;
+        value = v.asText();
+      }
+    }
+    com.fasterxml.jackson.databind.JsonNode soft = body.get("soft");
+    if (by == null || value == null || (soft != null && !soft.isBoolean())) {
+      return json(
+          HttpResponseStatus.BAD_REQUEST,
+          error("body : " + body + " (expected: " + expected + ")"));
+    }
+    Purge.Result result;
+    try {
+      result = Purge.run(proxy.cache(), by, value, soft != null && soft.asBoolean(), ticker.read());
+    } catch (IllegalArgumentException e) {
+      return json(HttpResponseStatus.BAD_REQUEST, error(String.valueOf(e.getMessage())));
+    }
+    String mode = result.soft() ? "soft" : "hard";
+    proxy.metrics().count("parapet.cache.purges", "by", by.label(), "mode", mode);
+    for (int i = 0; i < result.purged(); i++) {
+      proxy.metrics().cache(EdgeCache.Status.PURGED.label());
+    }
+    org.slf4j.LoggerFactory.getLogger("parapet.admin")
+        .info("purge {} {} {}: {} responses", mode, by.label(), value, result.purged());
+    ObjectNode out = JSON.createObjectNode();
+    out.put(by.label(), value);
+    out.put("mode", mode);
+    out.put("purged", result.purged());
+    return json(HttpResponseStatus.OK, out);
   }
 
   private FullHttpResponse reload() {

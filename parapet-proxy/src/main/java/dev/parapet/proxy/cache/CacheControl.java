@@ -18,12 +18,12 @@ import org.jspecify.annotations.Nullable;
  * {@code ,} and {@code =} are ignored, unknown directives are skipped. Delta-seconds above 2^31 are
  * 2147483648 (§1.2.2).
  *
- * <p>Invalid or conflicting values are treated conservatively (§4.2.1): a {@code max-age} or {@code
- * s-maxage} that is not a number, or that appears twice with different values, is 0 (the response
- * is stale at once); an invalid {@code stale-while-revalidate} / {@code stale-if-error} is 0 (no
- * stale serving) and duplicates keep the smaller one. Request-side values that are invalid are
- * ignored (they only ever ask the cache for less). An unqualified {@code no-cache} or {@code
- * private} wins over a qualified one (the most restrictive directive is honoured).
+ * <p>Invalid or repeated values as §4.2.1 suggests: a {@code max-age} or {@code s-maxage} that is
+ * not a number is 0 (the response is stale at once); when one appears twice, the first occurrence
+ * counts; an invalid {@code stale-while-revalidate} / {@code stale-if-error} is 0 (no stale
+ * serving) and duplicates keep the smaller one. Request-side values that are invalid are ignored
+ * (they only ever ask the cache for less). An unqualified {@code no-cache} or {@code private} wins
+ * over a qualified one (the most restrictive directive is honoured).
  */
 public final class CacheControl {
   /** A delta-seconds directive that is not present. */
@@ -44,6 +44,7 @@ public final class CacheControl {
   private final int flags;
   private final List<String> noCacheFields;
   private final List<String> privateFields;
+  private final boolean targeted;
 
   private static final int NO_STORE = 1;
   private static final int NO_CACHE = 1 << 1;
@@ -57,6 +58,7 @@ public final class CacheControl {
   private static final int MAX_STALE_ANY = 1 << 9;
   private static final int NO_TRANSFORM = 1 << 10;
   private static final int IMMUTABLE = 1 << 11;
+  private static final int MUST_UNDERSTAND = 1 << 12;
 
   private CacheControl(Parser p) {
     this.maxAge = p.maxAge;
@@ -77,18 +79,117 @@ public final class CacheControl {
     List<String> pf = p.privateFields;
     this.noCacheFields = (f & NO_CACHE_FIELDS) != 0 && nc != null ? List.copyOf(nc) : List.of();
     this.privateFields = (f & PRIVATE_FIELDS) != 0 && pf != null ? List.copyOf(pf) : List.of();
+    this.targeted = p.targeted;
   }
 
-  /** Parses every {@code Cache-Control} field line of {@code headers}. */
+  /**
+   * True when these directives came from a targeted field (RFC 9213): then the response's {@code
+   * Expires} is ignored too.
+   */
+  public boolean targeted() {
+    return targeted;
+  }
+
+  /** The field targeted at Parapet tiers (RFC 9213): first in precedence. */
+  public static final String PARAPET_CACHE_CONTROL = "Parapet-Cache-Control";
+
+  /** The field targeted at every CDN (RFC 9213 §3): before {@code Cache-Control}. */
+  public static final String CDN_CACHE_CONTROL = "CDN-Cache-Control";
+
+  /** Parses every {@code Cache-Control} field line of {@code headers} (a request's, say). */
   public static CacheControl of(HttpHeaders headers) {
-    Iterator<? extends CharSequence> it =
-        headers.valueCharSequenceIterator(HttpHeaderNames.CACHE_CONTROL);
+    return of(headers, HttpHeaderNames.CACHE_CONTROL, false);
+  }
+
+  /**
+   * A response's directives for this cache (RFC 9213 §2.2): the first targeted field with a valid,
+   * non-empty value — {@code Parapet-Cache-Control}, then {@code CDN-Cache-Control} — and then
+   * {@code Cache-Control} and {@code Expires} are ignored ({@link #targeted()}); otherwise {@code
+   * Cache-Control}.
+   */
+  public static CacheControl ofResponse(HttpHeaders headers) {
+    if (headers.contains(PARAPET_CACHE_CONTROL) && validTargeted(headers, PARAPET_CACHE_CONTROL)) {
+      return of(headers, PARAPET_CACHE_CONTROL, true);
+    }
+    if (headers.contains(CDN_CACHE_CONTROL) && validTargeted(headers, CDN_CACHE_CONTROL)) {
+      return of(headers, CDN_CACHE_CONTROL, true);
+    }
+    return of(headers);
+  }
+
+  /**
+   * A targeted field is a Structured Fields dictionary (RFC 8941 §3.2): keys are lower-case (a-z,
+   * digits, {@code _ - . *}, starting with a letter or {@code *}); an invalid or empty field is
+   * ignored as a whole (RFC 9213 §2.1), so {@code Max-Age=60} does not count.
+   */
+  static boolean validTargeted(HttpHeaders headers, CharSequence name) {
+    boolean any = false;
+    for (String line : headers.getAll(name)) {
+      int i = 0;
+      int n = line.length();
+      boolean expectKey = true;
+      boolean inString = false;
+      while (i < n) {
+        char c = line.charAt(i);
+        if (inString) {
+          if (c == '\\') {
+            i++;
+          } else if (c == '"') {
+            inString = false;
+          }
+        } else if (c == '"') {
+          inString = true;
+        } else if (c == ',') {
+          expectKey = true;
+        } else if (expectKey && c != ' ' && c != '\t') {
+          if (!((c >= 'a' && c <= 'z') || c == '*')) {
+            return false;
+          }
+          int start = i;
+          while (i < n && isKeyChar(line.charAt(i))) {
+            i++;
+          }
+          if (i == start) {
+            return false;
+          }
+          any = true;
+          expectKey = false;
+          continue;
+        }
+        i++;
+      }
+      if (inString) {
+        return false;
+      }
+    }
+    return any;
+  }
+
+  private static boolean isKeyChar(char c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= '0' && c <= '9')
+        || c == '_'
+        || c == '-'
+        || c == '.'
+        || c == '*';
+  }
+
+  private static CacheControl of(HttpHeaders headers, CharSequence name, boolean targeted) {
+    Iterator<? extends CharSequence> it = headers.valueCharSequenceIterator(name);
     if (!it.hasNext()) {
       return EMPTY;
     }
     Parser p = new Parser();
-    while (it.hasNext()) {
-      p.parse(it.next());
+    p.targeted = targeted;
+    CharSequence first = it.next();
+    if (!it.hasNext()) {
+      p.parse(first);
+    } else {
+      // Several field lines: getAll keeps their order (the value iterator need not), and the
+      // first occurrence of a repeated directive is the one that counts.
+      for (String line : headers.getAll(name)) {
+        p.parse(line);
+      }
     }
     return p.build();
   }
@@ -190,6 +291,11 @@ public final class CacheControl {
     return (flags & IMMUTABLE) != 0;
   }
 
+  /** {@code must-understand} (RFC 9111 §5.2.2.3). */
+  public boolean mustUnderstand() {
+    return (flags & MUST_UNDERSTAND) != 0;
+  }
+
   /**
    * True when a shared cache must not serve this response stale (RFC 9111 §4.2.4): {@code
    * must-revalidate}, {@code proxy-revalidate}, {@code s-maxage} (which implies proxy-revalidate,
@@ -213,6 +319,7 @@ public final class CacheControl {
     flag(b, ONLY_IF_CACHED, "only-if-cached");
     flag(b, NO_TRANSFORM, "no-transform");
     flag(b, IMMUTABLE, "immutable");
+    flag(b, MUST_UNDERSTAND, "must-understand");
     delta(b, "max-age", maxAge);
     delta(b, "s-maxage", sMaxAge);
     if ((flags & MAX_STALE_ANY) != 0) {
@@ -257,6 +364,7 @@ public final class CacheControl {
     long swr = ABSENT;
     long sie = ABSENT;
     int flags;
+    boolean targeted;
     // allocated only when a qualified no-cache / private appears
     @Nullable List<String> noCacheFields;
     @Nullable List<String> privateFields;
@@ -398,6 +506,8 @@ public final class CacheControl {
         case 15 -> {
           if (is(s, ns, "must-revalidate")) {
             flags |= MUST_REVALIDATE;
+          } else if (is(s, ns, "must-understand")) {
+            flags |= MUST_UNDERSTAND;
           }
         }
         case 16 -> {
@@ -416,13 +526,16 @@ public final class CacheControl {
       }
     }
 
-    /** max-age / s-maxage: invalid (-2) or a disagreeing duplicate means stale (0). */
+    /**
+     * max-age / s-maxage: the first occurrence counts (§4.2.1: "either the first occurrence should
+     * be used or the response should be considered stale"); an invalid value (-2) is 0, stale at
+     * once (§4.2.1: caches are encouraged to consider invalid freshness information stale).
+     */
     private static long freshness(long current, long parsed) {
-      long v = parsed < 0 ? 0 : parsed;
-      if (current == ABSENT) {
-        return v;
+      if (current != ABSENT) {
+        return current;
       }
-      return current == v ? v : 0;
+      return parsed < 0 ? 0 : parsed;
     }
 
     /** stale-while-revalidate / stale-if-error: invalid means 0, duplicates keep the smaller. */

@@ -42,6 +42,12 @@ public final class CachedResponse {
   private final @Nullable String etag;
   private final @Nullable String lastModified;
   private final int weight;
+  private final List<String> tags;
+
+  /** Response fields naming the surrogate keys of a response (stored here, not sent on). */
+  static final String SURROGATE_KEY = "Surrogate-Key";
+
+  static final String CACHE_TAG = "Cache-Tag";
 
   private CachedResponse(
       int status,
@@ -51,15 +57,17 @@ public final class CachedResponse {
       long responseNanos,
       long responseEpochMillis,
       @Nullable String ageHeader,
-      long defaultTtlNanos,
+      Heuristic heuristic,
       List<String> varyNames,
-      String varyKey) {
+      String varyKey,
+      List<String> tags) {
     this.status = status;
+    this.tags = tags;
     this.body = body;
     this.requestNanos = requestNanos;
     this.responseNanos = responseNanos;
     this.responseEpochMillis = responseEpochMillis;
-    this.cacheControl = CacheControl.of(headers);
+    this.cacheControl = CacheControl.ofResponse(headers);
     long date = HttpDate.parse(headers.get(HttpHeaderNames.DATE), responseEpochMillis);
     if (date == HttpDate.INVALID) {
       date = responseEpochMillis;
@@ -67,7 +75,7 @@ public final class CachedResponse {
     }
     this.lifetimeNanos =
         Freshness.lifetimeNanos(
-            status, cacheControl, headers, date, responseEpochMillis, defaultTtlNanos);
+            status, cacheControl, headers, date, responseEpochMillis, heuristic);
     this.initialAgeNanos =
         Freshness.initialAgeNanos(
             ageHeader, date, requestNanos, responseNanos, responseEpochMillis);
@@ -83,8 +91,77 @@ public final class CachedResponse {
       headerBytes += e.getKey().length() + e.getValue().length() + 4;
     }
     this.headers = new ReadOnlyHttpHeaders(false, pairs.toArray(new CharSequence[0]));
-    long w = OVERHEAD_BYTES + headerBytes + body.length + varyKey.length();
+    long tagBytes = 0;
+    for (String t : tags) {
+      tagBytes += t.length() + 16;
+    }
+    long w = OVERHEAD_BYTES + headerBytes + body.length + varyKey.length() + tagBytes;
     this.weight = (int) Math.min(Integer.MAX_VALUE, w);
+  }
+
+  /** A copy stale from {@code nowNanos} on (a soft purge). */
+  private CachedResponse(CachedResponse from, long lifetimeNanos) {
+    this.status = from.status;
+    this.headers = from.headers;
+    this.body = from.body;
+    this.requestNanos = from.requestNanos;
+    this.responseNanos = from.responseNanos;
+    this.responseEpochMillis = from.responseEpochMillis;
+    this.cacheControl = from.cacheControl;
+    this.lifetimeNanos = lifetimeNanos;
+    this.initialAgeNanos = from.initialAgeNanos;
+    this.varyNames = from.varyNames;
+    this.varyKey = from.varyKey;
+    this.etag = from.etag;
+    this.lastModified = from.lastModified;
+    this.weight = from.weight;
+    this.tags = from.tags;
+  }
+
+  /**
+   * This entry marked stale at {@code nowNanos} (a soft purge): used again only after validation,
+   * or stale where stale is allowed (stale-if-error counts from now).
+   */
+  public CachedResponse markedStale(long nowNanos) {
+    long age = currentAgeNanos(nowNanos);
+    return age >= lifetimeNanos ? this : new CachedResponse(this, age);
+  }
+
+  /**
+   * The surrogate keys (tags) of this response, from its {@code Surrogate-Key} (space-separated)
+   * and {@code Cache-Tag} (comma-separated) fields, for purging by key. Those fields are not stored
+   * and never reach a client.
+   */
+  public List<String> tags() {
+    return tags;
+  }
+
+  /** Removes {@code Surrogate-Key} and {@code Cache-Tag} from {@code h}; returns their tags. */
+  static List<String> takeTags(HttpHeaders h) {
+    List<String> sk = h.getAll(SURROGATE_KEY);
+    List<String> ct = h.getAll(CACHE_TAG);
+    if (sk.isEmpty() && ct.isEmpty()) {
+      return List.of();
+    }
+    List<String> tags = new ArrayList<>();
+    for (String v : sk) {
+      for (String t : v.trim().split("[ \\t]+")) {
+        if (!t.isEmpty() && !tags.contains(t)) {
+          tags.add(t);
+        }
+      }
+    }
+    for (String v : ct) {
+      for (String t : v.split(",")) {
+        String tag = t.trim();
+        if (!tag.isEmpty() && !tags.contains(tag)) {
+          tags.add(tag);
+        }
+      }
+    }
+    h.remove(SURROGATE_KEY);
+    h.remove(CACHE_TAG);
+    return List.copyOf(tags);
   }
 
   /**
@@ -108,10 +185,35 @@ public final class CachedResponse {
       long responseNanos,
       long responseEpochMillis,
       long defaultTtlNanos) {
+    return of(
+        status,
+        responseHeaders,
+        body,
+        requestHeaders,
+        requestNanos,
+        responseNanos,
+        responseEpochMillis,
+        Heuristic.defaultTtl(defaultTtlNanos));
+  }
+
+  /**
+   * A response as received from the origin, its freshness from {@code heuristic} when it states
+   * none (see the other {@code of} for the parameters).
+   */
+  public static CachedResponse of(
+      int status,
+      HttpHeaders responseHeaders,
+      byte[] body,
+      HttpHeaders requestHeaders,
+      long requestNanos,
+      long responseNanos,
+      long responseEpochMillis,
+      Heuristic heuristic) {
     HttpHeaders h = new DefaultHttpHeaders().set(responseHeaders);
+    List<String> tags = takeTags(h);
     String age = h.get(HttpHeaderNames.AGE);
     h.remove(HttpHeaderNames.AGE);
-    CacheControl cc = CacheControl.of(h);
+    CacheControl cc = CacheControl.ofResponse(h);
     for (String name : cc.privateFields()) {
       h.remove(name);
     }
@@ -130,9 +232,10 @@ public final class CachedResponse {
         responseNanos,
         responseEpochMillis,
         age,
-        defaultTtlNanos,
+        heuristic,
         vary,
-        VaryKey.of(vary, requestHeaders));
+        VaryKey.of(vary, requestHeaders),
+        tags);
   }
 
   /**
@@ -154,19 +257,37 @@ public final class CachedResponse {
       long responseNanos,
       long responseEpochMillis,
       long defaultTtlNanos) {
+    return withNotModified(
+        notModified,
+        requestNanos,
+        responseNanos,
+        responseEpochMillis,
+        Heuristic.defaultTtl(defaultTtlNanos));
+  }
+
+  /** As the other {@code withNotModified}, with the route's {@code heuristic}. */
+  public @Nullable CachedResponse withNotModified(
+      HttpHeaders notModified,
+      long requestNanos,
+      long responseNanos,
+      long responseEpochMillis,
+      Heuristic heuristic) {
     if (!Revalidation.validatorsMatch(this, notModified)) {
       return null;
     }
     HttpHeaders h = new DefaultHttpHeaders().set(headers);
     h.remove(HttpHeaderNames.DATE); // the 304's Date (or its receipt time) replaces it
     for (String name : notModified.names()) {
-      if (name.equalsIgnoreCase("content-length") || name.equalsIgnoreCase("age")) {
+      if (name.equalsIgnoreCase("content-length")
+          || name.equalsIgnoreCase("age")
+          || name.equalsIgnoreCase(SURROGATE_KEY)
+          || name.equalsIgnoreCase(CACHE_TAG)) {
         continue;
       }
       h.remove(name);
       h.add(name, notModified.getAll(name));
     }
-    CacheControl cc = CacheControl.of(h);
+    CacheControl cc = CacheControl.ofResponse(h);
     for (String name : cc.privateFields()) {
       h.remove(name);
     }
@@ -181,9 +302,10 @@ public final class CachedResponse {
         responseNanos,
         responseEpochMillis,
         notModified.get(HttpHeaderNames.AGE),
-        defaultTtlNanos,
+        heuristic,
         varyNames,
-        varyKey);
+        varyKey,
+        tags);
   }
 
   public int status() {

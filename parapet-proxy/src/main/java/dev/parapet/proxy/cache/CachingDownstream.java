@@ -56,6 +56,14 @@ public final class CachingDownstream implements Downstream {
      * @param answer the response to write, or null: look up again and fetch for yourself
      */
     void resume(@Nullable FullHttpResponse answer);
+
+    /**
+     * The origin answered our conditional request with a 304 for a representation this cache does
+     * not hold (RFC 9111 §4.3.4): the entry was dropped; send the client's request again, as it
+     * came ({@code clientHeaders}), without validators. Called on the request's loop once the first
+     * exchange is over.
+     */
+    void refetch(HttpHeaders clientHeaders);
   }
 
   /** What the decorator does with what passes through it. */
@@ -70,6 +78,13 @@ public final class CachingDownstream implements Downstream {
     REFRESH,
     /** Answered (a merged 304, a stale copy): the rest of the origin's response is dropped. */
     ANSWERED,
+    /** A 304 for a representation not held: drop it, then send the request again in full. */
+    REFETCH,
+    /**
+     * Answered stale because the origin was slower than {@code stale_on_slow}: the fetch goes on,
+     * recorded into the store like a refresh, nothing more reaches the client.
+     */
+    DETACHED,
     /** The client left. */
     GONE
   }
@@ -83,7 +98,7 @@ public final class CachingDownstream implements Downstream {
   final @Nullable CacheKey key;
   final boolean head;
   final long startNanos;
-  private final long defaultTtlNanos;
+  private final Heuristic heuristic;
   final String routeId;
   final String originForm;
   private final @Nullable Resume resume;
@@ -117,6 +132,9 @@ public final class CachingDownstream implements Downstream {
    */
   private @Nullable Held held;
 
+  /** The {@code stale_on_slow} timer while it runs. */
+  private @Nullable StaleOnSlow slow;
+
   private record Held(HttpResponse head, @Nullable String proxyStatus, CacheStatus status) {}
 
   private CachingDownstream(
@@ -135,7 +153,7 @@ public final class CachingDownstream implements Downstream {
     this.key = key;
     this.head = request.method().equals(HttpMethod.HEAD);
     this.startNanos = cs.ticker().read();
-    this.defaultTtlNanos = edge.defaultTtlNanos(routeId);
+    this.heuristic = edge.heuristic(routeId);
     this.routeId = routeId;
     this.originForm = originForm;
     this.mode = mode;
@@ -258,6 +276,7 @@ public final class CachingDownstream implements Downstream {
         case WAITER -> {
           step = Step.WAIT;
           mode = Mode.WAITING;
+          slow = StaleOnSlow.start(this);
           return;
         }
         case OVERFLOW -> {
@@ -272,8 +291,50 @@ public final class CachingDownstream implements Downstream {
     if (e != null) {
       // Our own conditional (§4.3.1); the client's conditionals are answered from the entry.
       revalidating = Revalidation.addValidators(e, request.headers());
+      slow = StaleOnSlow.start(this);
     }
     step = Step.FORWARD;
+  }
+
+  /**
+   * The {@code stale_on_slow} timer fired (on the request's loop) before the origin's head: answer
+   * the stale copy now. A waiter leaves its flight and goes on through {@link Resume}; a leader
+   * detaches: its fetch goes on and refreshes the entry, nothing more reaches the client.
+   */
+  void staleOnSlow(FullHttpResponse stale) {
+    slow = null;
+    Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
+    Resume r = resume;
+    if (mode == Mode.WAITING && r != null) {
+      mode = Mode.ANSWERED;
+      if (t != null) {
+        t.cancel();
+      }
+      cs.count(EdgeCache.Status.STALE);
+      cs.count(EdgeCache.Status.STALE_ON_SLOW);
+      r.resume(stale);
+    } else if (mode == Mode.FORWARD && held == null) {
+      mode = Mode.DETACHED;
+      answeredStatus = stale.status().code();
+      cs.count(EdgeCache.Status.STALE);
+      cs.count(EdgeCache.Status.STALE_ON_SLOW);
+      delegate.answer(stale);
+    } else {
+      stale.release();
+    }
+  }
+
+  /** Whether the stale_on_slow timer may still answer: nothing of the origin's has arrived. */
+  boolean awaitingOrigin() {
+    return (mode == Mode.WAITING || mode == Mode.FORWARD) && held == null;
+  }
+
+  private void stopSlowTimer() {
+    StaleOnSlow t = slow;
+    if (t != null) {
+      slow = null;
+      t.cancel();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -284,6 +345,7 @@ public final class CachingDownstream implements Downstream {
    * does not; the wait answers it or tells it to fetch for itself.
    */
   boolean stillWaiting() {
+    stopSlowTimer();
     if (mode != Mode.WAITING) {
       return false;
     }
@@ -297,6 +359,7 @@ public final class CachingDownstream implements Downstream {
    * with a stale copy when stale-if-error allows one.
    */
   public void stopWaiting() {
+    stopSlowTimer();
     if (mode != Mode.WAITING) {
       return;
     }
@@ -309,6 +372,7 @@ public final class CachingDownstream implements Downstream {
 
   /** The client left. */
   public void clientGone() {
+    stopSlowTimer();
     Mode before = mode;
     mode = Mode.GONE;
     recorder = null;
@@ -349,20 +413,32 @@ public final class CachingDownstream implements Downstream {
                   h.get(HttpHeaderNames.CONTENT_LOCATION));
         }
         addStatus(h, cs.status().fwd(fwd).fwdStatus(status));
+        stripTags(h);
         delegate.head(response, proxyStatus);
       }
+      case DETACHED -> {
+        // recorded (the head is then held until its content) or merged; never answered
+        FullHttpResponse none = onOriginHead(response, proxyStatus);
+        ReferenceCountUtil.release(none);
+        if (held == null) {
+          ReferenceCountUtil.release(response);
+        }
+      }
       case FORWARD, REFRESH -> {
+        stopSlowTimer();
         FullHttpResponse instead = onOriginHead(response, proxyStatus);
         if (instead != null) {
           ReferenceCountUtil.release(response);
           answerEarly(instead);
-        } else if (mode == Mode.ANSWERED) {
-          ReferenceCountUtil.release(response); // a refresh merged a 304: nothing to pass on
+        } else if (mode == Mode.ANSWERED || mode == Mode.REFETCH) {
+          // a refresh merged a 304, or a 304 we cannot use: nothing to pass on
+          ReferenceCountUtil.release(response);
         } else if (held == null) {
+          stripTags(response.headers());
           delegate.head(response, proxyStatus);
         }
       }
-      case WAITING, ANSWERED, GONE -> ReferenceCountUtil.release(response);
+      case WAITING, ANSWERED, REFETCH, GONE -> ReferenceCountUtil.release(response);
     }
   }
 
@@ -376,11 +452,11 @@ public final class CachingDownstream implements Downstream {
     int status = response.status().code();
     HttpHeaders headers = response.headers();
     CacheKey k = requireKey();
-    boolean background = mode == Mode.REFRESH;
+    boolean background = mode == Mode.REFRESH || mode == Mode.DETACHED;
     long wall = edge.wallMillis();
     CachedResponse e = stale;
     if (revalidating && status == 304 && e != null) {
-      CachedResponse merged = e.withNotModified(headers, startNanos, now, wall, defaultTtlNanos);
+      CachedResponse merged = e.withNotModified(headers, startNanos, now, wall, heuristic);
       if (merged != null) {
         edge.store().replace(k, e, merged);
         endFlight(merged, null);
@@ -396,21 +472,21 @@ public final class CachingDownstream implements Downstream {
             head,
             now,
             cs.status().fwd(fwd).fwdStatus(304).ttl(merged.ttlSeconds(now)),
-            false);
+            true);
       }
       // §4.3.4: the 304 names another representation; the stored one is no longer trusted.
+      // Waiters fetch for themselves; this request is sent again in full once the 304 is over.
       edge.store().invalidate(k);
       endFlight(null, FetchFailed.notShared("304 for another representation"));
-      FullHttpResponse r =
-          cs.responses()
-              .build(
-                  delegate.alloc(),
-                  ProxyError.MALFORMED_RESPONSE,
-                  "origin answered 304 for a representation this cache does not hold",
-                  null,
-                  -1);
-      addStatus(r.headers(), cs.status().fwd(fwd).fwdStatus(304));
-      return r;
+      if (!background && resume != null) {
+        mode = Mode.REFETCH;
+        return null;
+      }
+      mode = Mode.ANSWERED; // a refresh: nothing to answer, the next request fetches in full
+      return null;
+    }
+    if (head && e != null && status == 200 && !background) {
+      updateFromHead(k, e, headers, now, wall);
     }
     StaleTrigger trigger = StaleTrigger.forStatus(status);
     if (trigger != null) {
@@ -420,17 +496,21 @@ public final class CachingDownstream implements Downstream {
       if (r != null) {
         return r;
       }
-      countUnlessBackground(EdgeCache.Status.MISS);
-      addStatus(headers, cs.status().fwd(fwd).fwdStatus(status));
-      return null;
     }
     CacheStatus s = cs.status().fwd(fwd).fwdStatus(status);
     Storability verdict =
         head
             ? Storability.METHOD
-            : Storability.of(request.method(), clientHeaders, status, headers, defaultTtlNanos);
+            : Storability.of(request.method(), clientHeaders, status, headers, heuristic, wall);
     long declared = Recorder.declaredLength(headers);
     long max = edge.store().maxObjectBytes();
+    if (trigger != null && !(verdict.isStorable() && declared <= max)) {
+      // A 5xx the origin did not mark storable: forwarded; its key stays collapsed (an erroring
+      // origin is the one that most needs its misses collapsed).
+      countUnlessBackground(EdgeCache.Status.MISS);
+      addStatus(headers, s);
+      return null;
+    }
     if (verdict.isStorable() && declared <= max) {
       recorder = new Recorder(status, headers.copy(), now, wall, max, declared);
       edge.clearPass(k);
@@ -448,6 +528,15 @@ public final class CachingDownstream implements Downstream {
 
   @Override
   public void content(HttpContent content) {
+    if (mode == Mode.REFETCH) {
+      boolean last = content instanceof LastHttpContent;
+      content.release();
+      if (last) {
+        // after the exchange has ended (it calls this before unwinding)
+        eventLoop().execute(this::refetch);
+      }
+      return;
+    }
     if (mode == Mode.ANSWERED || mode == Mode.GONE || mode == Mode.WAITING) {
       content.release();
       return;
@@ -461,7 +550,7 @@ public final class CachingDownstream implements Downstream {
         endFlight(null, FetchFailed.notShared("larger than the largest object stored"));
       } else if (last) {
         recorder = null;
-        CachedResponse e = r.finish(clientHeaders, startNanos, defaultTtlNanos);
+        CachedResponse e = r.finish(clientHeaders, startNanos, heuristic);
         if (edge.store().store(requireKey(), e)) {
           stored = true;
           cs.count(EdgeCache.Status.STORED);
@@ -472,9 +561,16 @@ public final class CachingDownstream implements Downstream {
       }
     }
     Held h = held;
+    if (mode == Mode.DETACHED) {
+      held = null;
+      ReferenceCountUtil.release(h == null ? null : h.head());
+      content.release(); // the client was answered stale
+      return;
+    }
     if (h != null) {
       held = null;
       addStatus(h.head().headers(), stored ? h.status().stored() : h.status());
+      stripTags(h.head().headers());
       delegate.head(h.head(), h.proxyStatus());
     }
     delegate.content(content);
@@ -497,7 +593,13 @@ public final class CachingDownstream implements Downstream {
    */
   @Override
   public void error(ProxyError error, String detail, FullHttpResponse response) {
-    if (mode == Mode.GONE || mode == Mode.ANSWERED) {
+    stopSlowTimer();
+    if (mode == Mode.GONE || mode == Mode.ANSWERED || mode == Mode.DETACHED) {
+      if (mode == Mode.DETACHED) {
+        recorder = null;
+        endFlight(null, new FetchFailed(StaleTrigger.of(error), error, detail, -1));
+        mode = Mode.ANSWERED;
+      }
       response.release();
       return;
     }
@@ -521,9 +623,12 @@ public final class CachingDownstream implements Downstream {
 
   @Override
   public void reset(ProxyError error, String detail) {
+    stopSlowTimer();
     recorder = null;
     endFlight(null, new FetchFailed(StaleTrigger.of(error), error, detail, -1));
-    if (mode != Mode.ANSWERED && mode != Mode.GONE) {
+    if (mode == Mode.DETACHED) {
+      mode = Mode.ANSWERED; // the client has its stale answer
+    } else if (mode != Mode.ANSWERED && mode != Mode.GONE) {
       mode = Mode.ANSWERED;
       delegate.reset(error, detail);
     }
@@ -532,7 +637,7 @@ public final class CachingDownstream implements Downstream {
   @Override
   public boolean isWritable() {
     // An answered request drains the origin's response into nothing: never hold its reads back.
-    return mode == Mode.ANSWERED || delegate.isWritable();
+    return mode == Mode.ANSWERED || mode == Mode.DETACHED || delegate.isWritable();
   }
 
   @Override
@@ -542,6 +647,36 @@ public final class CachingDownstream implements Downstream {
 
   // ---------------------------------------------------------------------------------------------
   // Pieces
+
+  /**
+   * RFC 9111 §4.3.5: a 200 to a HEAD updates the stored GET response's fields when it describes the
+   * same representation (validators and {@code Content-Length} agree), else the stored response is
+   * no longer trusted and is dropped.
+   */
+  private void updateFromHead(
+      CacheKey k, CachedResponse e, HttpHeaders headers, long now, long wall) {
+    String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+    boolean same =
+        Revalidation.validatorsMatch(e, headers)
+            && (length == null
+                || length.trim().equals(e.headers().get(HttpHeaderNames.CONTENT_LENGTH)));
+    CachedResponse updated =
+        same ? e.withNotModified(headers, startNanos, now, wall, heuristic) : null;
+    if (updated != null) {
+      edge.store().replace(k, e, updated);
+    } else {
+      edge.store().invalidate(k);
+    }
+  }
+
+  private void refetch() {
+    Resume r = resume;
+    if (mode != Mode.REFETCH || r == null) {
+      return; // the client left meanwhile
+    }
+    mode = Mode.ANSWERED;
+    r.refetch(clientHeaders);
+  }
 
   private void answerEarly(FullHttpResponse r) {
     mode = Mode.ANSWERED;
@@ -587,9 +722,15 @@ public final class CachingDownstream implements Downstream {
   }
 
   private void countUnlessBackground(EdgeCache.Status s) {
-    if (mode != Mode.REFRESH) {
+    if (mode != Mode.REFRESH && mode != Mode.DETACHED) {
       cs.count(s);
     }
+  }
+
+  /** Surrogate keys are for this cache's purges, not for clients. */
+  private static void stripTags(HttpHeaders h) {
+    h.remove(CachedResponse.SURROGATE_KEY);
+    h.remove(CachedResponse.CACHE_TAG);
   }
 
   static void addStatus(HttpHeaders h, CacheStatus s) {

@@ -2,9 +2,12 @@ package dev.parapet.proxy.cache;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -48,7 +51,11 @@ public final class EdgeCache {
     /** A background refresh started (event). */
     REFRESH,
     /** A background refresh skipped: already in flight, gate closed, breaker or pool refused. */
-    REFRESH_SKIPPED;
+    REFRESH_SKIPPED,
+    /** A stored response purged by the admin API (event, one per response). */
+    PURGED,
+    /** A stale copy answered because the origin was slower than the route's stale_on_slow. */
+    STALE_ON_SLOW;
 
     /** The label value. */
     public String label() {
@@ -67,7 +74,7 @@ public final class EdgeCache {
   private final ResponseCache store;
   private final Collapser<CacheKey, CachedResponse> collapser;
   private final StalePolicy policy;
-  private final Map<String, Duration> routes;
+  private final Map<String, RouteRules> routes;
   private final LongSupplier wallMillis;
   private final Map<Status, LongAdder> counts;
   private final AtomicInteger background;
@@ -81,8 +88,45 @@ public final class EdgeCache {
    * @param maxBytes {@code cache.max_size}
    * @param staleIfError {@code cache.stale_if_error}
    * @param staleWhileRevalidate {@code cache.stale_while_revalidate}
+   * @param staleIfErrorOn {@code cache.stale_if_error_on}
+   * @param heuristic {@code cache.heuristic} (its {@code default_ttl} is each route's)
    */
-  public record Settings(long maxBytes, Duration staleIfError, Duration staleWhileRevalidate) {}
+  public record Settings(
+      long maxBytes,
+      Duration staleIfError,
+      Duration staleWhileRevalidate,
+      Set<StaleTrigger> staleIfErrorOn,
+      Heuristic heuristic) {
+    public Settings {
+      staleIfErrorOn = Set.copyOf(staleIfErrorOn);
+    }
+
+    /**
+     * Operator stale windows for every trigger and no heuristic but the routes' {@code default_ttl}
+     * (tests, embedding).
+     */
+    public Settings(long maxBytes, Duration staleIfError, Duration staleWhileRevalidate) {
+      this(
+          maxBytes,
+          staleIfError,
+          staleWhileRevalidate,
+          EnumSet.allOf(StaleTrigger.class),
+          Heuristic.NONE);
+    }
+  }
+
+  /**
+   * What one caching route adds.
+   *
+   * @param defaultTtl {@code default_ttl}: heuristic freshness for a response that states none; 0
+   *     for none
+   * @param staleOnSlow {@code stale_on_slow}: how long a request with a stored response it may be
+   *     served stale-if-error waits for the origin before it is answered with that copy (the fetch
+   *     goes on and refreshes the entry); 0 for never
+   */
+  public record RouteRules(Duration defaultTtl, Duration staleOnSlow) {
+    public static final RouteRules DEFAULTS = new RouteRules(Duration.ZERO, Duration.ZERO);
+  }
 
   /**
    * @param name this proxy's name, the member name in {@code Cache-Status}
@@ -98,6 +142,22 @@ public final class EdgeCache {
       Map<String, Duration> routes,
       Executor maintenance,
       LongSupplier wallMillis) {
+    this(name, settings, maintenance, wallMillis, rulesOf(routes));
+  }
+
+  /**
+   * @param name this proxy's name, the member name in {@code Cache-Status}
+   * @param settings the store's size, the stale windows, the heuristic
+   * @param maintenance runs Caffeine's eviction work
+   * @param wallMillis the wall clock (epoch millis), for {@code Date} and {@code Expires}
+   * @param routes route id to its rules, for every route that caches
+   */
+  public EdgeCache(
+      String name,
+      Settings settings,
+      Executor maintenance,
+      LongSupplier wallMillis,
+      Map<String, RouteRules> routes) {
     this(
         name,
         settings,
@@ -115,7 +175,7 @@ public final class EdgeCache {
       Settings settings,
       ResponseCache store,
       Collapser<CacheKey, CachedResponse> collapser,
-      Map<String, Duration> routes,
+      Map<String, RouteRules> routes,
       LongSupplier wallMillis,
       Map<Status, LongAdder> counts,
       AtomicInteger background,
@@ -124,7 +184,9 @@ public final class EdgeCache {
     this.settings = settings;
     this.store = store;
     this.collapser = collapser;
-    this.policy = new StalePolicy(settings.staleWhileRevalidate(), settings.staleIfError());
+    this.policy =
+        new StalePolicy(
+            settings.staleWhileRevalidate(), settings.staleIfError(), settings.staleIfErrorOn());
     this.routes = Map.copyOf(routes);
     this.wallMillis = wallMillis;
     this.counts = counts;
@@ -153,8 +215,14 @@ public final class EdgeCache {
    */
   public EdgeCache reconfigured(
       String newName, Settings newSettings, Map<String, Duration> newRoutes, Executor executor) {
+    return reconfiguredWith(newName, newSettings, rulesOf(newRoutes), executor);
+  }
+
+  /** As {@link #reconfigured}, with each route's rules. */
+  public EdgeCache reconfiguredWith(
+      String newName, Settings newSettings, Map<String, RouteRules> newRoutes, Executor executor) {
     if (!newName.equals(name) || !newSettings.equals(settings) || maxBackground == 0) {
-      return new EdgeCache(newName, newSettings, newRoutes, executor, wallMillis);
+      return new EdgeCache(newName, newSettings, executor, wallMillis, newRoutes);
     }
     EdgeCache next =
         new EdgeCache(
@@ -169,6 +237,12 @@ public final class EdgeCache {
             maxBackground);
     next.backgroundGate = backgroundGate;
     return next;
+  }
+
+  private static Map<String, RouteRules> rulesOf(Map<String, Duration> defaultTtls) {
+    Map<String, RouteRules> m = new HashMap<>();
+    defaultTtls.forEach((id, ttl) -> m.put(id, new RouteRules(ttl, Duration.ZERO)));
+    return m;
   }
 
   private static Map<Status, LongAdder> newCounts() {
@@ -222,8 +296,19 @@ public final class EdgeCache {
 
   /** The route's {@code default_ttl} in nanoseconds; 0 for none. */
   public long defaultTtlNanos(String routeId) {
-    Duration d = routes.get(routeId);
-    return d == null ? 0 : d.toNanos();
+    RouteRules r = routes.get(routeId);
+    return r == null ? 0 : r.defaultTtl().toNanos();
+  }
+
+  /** The heuristic freshness of responses on this route. */
+  public Heuristic heuristic(String routeId) {
+    return settings.heuristic().withDefaultTtl(defaultTtlNanos(routeId));
+  }
+
+  /** The route's {@code stale_on_slow} in nanoseconds; 0 for never. */
+  public long staleOnSlowNanos(String routeId) {
+    RouteRules r = routes.get(routeId);
+    return r == null ? 0 : r.staleOnSlow().toNanos();
   }
 
   public String name() {

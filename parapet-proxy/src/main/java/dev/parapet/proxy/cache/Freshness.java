@@ -9,11 +9,10 @@ import java.util.List;
  * Freshness lifetime and age (RFC 9111 §4.2), as pure functions of header values and times.
  *
  * <p>Lifetime (§4.2.1), first that applies: {@code s-maxage} (this is a shared cache), {@code
- * max-age}, {@code Expires − Date}, then the route's {@code default_ttl} — our stand-in for a
- * heuristic (§4.2.2), used only for heuristically cacheable statuses or {@code public} responses;
- * there is no other heuristic (no Last-Modified fraction), so a response saying nothing and with no
- * route default has lifetime 0. An {@code Expires} that is invalid (including {@code 0}) or
- * repeated means already expired (§5.3, §4.2.1).
+ * max-age}, {@code Expires − Date}, then a {@link Heuristic} (§4.2.2: the route's {@code
+ * default_ttl}, else a fraction of {@code Date − Last-Modified}, capped), used only for
+ * heuristically cacheable statuses or {@code public} responses; else 0. An {@code Expires} that is
+ * invalid (including {@code 0}) or repeated means already expired (§5.3, §4.2.1).
  *
  * <p>Age (§4.2.3), computed once when the response is received, with the wall clock only where the
  * RFC compares against {@code Date} and the monotonic clock for everything measured locally:
@@ -49,16 +48,10 @@ public final class Freshness {
   public static boolean hasExplicitFreshness(CacheControl cc, HttpHeaders headers) {
     return cc.sMaxAge() != CacheControl.ABSENT
         || cc.maxAge() != CacheControl.ABSENT
-        || headers.contains(HttpHeaderNames.EXPIRES);
+        || (!cc.targeted() && headers.contains(HttpHeaderNames.EXPIRES));
   }
 
-  /**
-   * The freshness lifetime in nanoseconds (never negative).
-   *
-   * @param dateMillis the response's Date (or its receipt time when it had none), epoch millis
-   * @param nowEpochMillis wall clock, only for parsing a two-digit-year Expires
-   * @param defaultTtlNanos the route's default TTL, 0 for none
-   */
+  /** The freshness lifetime with only a route's {@code default_ttl} as heuristic. */
   public static long lifetimeNanos(
       int status,
       CacheControl cc,
@@ -66,13 +59,56 @@ public final class Freshness {
       long dateMillis,
       long nowEpochMillis,
       long defaultTtlNanos) {
+    return lifetimeNanos(
+        status, cc, headers, dateMillis, nowEpochMillis, Heuristic.defaultTtl(defaultTtlNanos));
+  }
+
+  /**
+   * True when {@code heuristic} gives this response a lifetime (it states none of its own).
+   *
+   * @param nowEpochMillis wall clock, only for parsing two-digit years
+   */
+  public static boolean hasHeuristicFreshness(
+      int status, CacheControl cc, HttpHeaders headers, Heuristic heuristic, long nowEpochMillis) {
+    if (!(isHeuristicallyCacheable(status) || cc.isPublic())) {
+      return false;
+    }
+    if (heuristic.defaultTtlNanos() > 0) {
+      return true;
+    }
+    if (!heuristic.usesLastModified()) {
+      return false;
+    }
+    long lm = HttpDate.parse(headers.get(HttpHeaderNames.LAST_MODIFIED), nowEpochMillis);
+    long date = HttpDate.parse(headers.get(HttpHeaderNames.DATE), nowEpochMillis);
+    if (date == HttpDate.INVALID) {
+      date = nowEpochMillis;
+    }
+    return heuristic.lifetimeNanos(date, lm) > 0;
+  }
+
+  /**
+   * The freshness lifetime in nanoseconds (never negative).
+   *
+   * @param dateMillis the response's Date (or its receipt time when it had none), epoch millis
+   * @param nowEpochMillis wall clock, only for parsing a two-digit-year Expires
+   * @param heuristic the route's heuristic, for a response that states no freshness
+   */
+  public static long lifetimeNanos(
+      int status,
+      CacheControl cc,
+      HttpHeaders headers,
+      long dateMillis,
+      long nowEpochMillis,
+      Heuristic heuristic) {
     if (cc.sMaxAge() != CacheControl.ABSENT) {
       return seconds(cc.sMaxAge());
     }
     if (cc.maxAge() != CacheControl.ABSENT) {
       return seconds(cc.maxAge());
     }
-    List<String> expires = headers.getAll(HttpHeaderNames.EXPIRES);
+    List<String> expires =
+        cc.targeted() ? List.of() : headers.getAll(HttpHeaderNames.EXPIRES); // RFC 9213 §2.2
     if (!expires.isEmpty()) {
       if (expires.size() > 1) {
         return 0; // two Expires: treat as stale (§4.2.1)
@@ -83,8 +119,9 @@ public final class Freshness {
       }
       return Math.max(0, exp - dateMillis) * NANOS_PER_MILLI;
     }
-    if (defaultTtlNanos > 0 && (isHeuristicallyCacheable(status) || cc.isPublic())) {
-      return defaultTtlNanos;
+    if (isHeuristicallyCacheable(status) || cc.isPublic()) {
+      long lm = HttpDate.parse(headers.get(HttpHeaderNames.LAST_MODIFIED), nowEpochMillis);
+      return heuristic.lifetimeNanos(dateMillis, lm);
     }
     return 0;
   }

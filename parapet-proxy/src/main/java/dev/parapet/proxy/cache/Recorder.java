@@ -52,7 +52,7 @@ final class Recorder {
   }
 
   /** The entry to store, for a request with {@code requestHeaders} sent at {@code requestNanos}. */
-  CachedResponse finish(HttpHeaders requestHeaders, long requestNanos, long defaultTtlNanos) {
+  CachedResponse finish(HttpHeaders requestHeaders, long requestNanos, Heuristic heuristic) {
     byte[] body = size == buf.length ? buf : Arrays.copyOf(buf, size);
     return CachedResponse.of(
         status,
@@ -62,7 +62,7 @@ final class Recorder {
         requestNanos,
         responseNanos,
         responseWall,
-        defaultTtlNanos);
+        heuristic);
   }
 
   /** The declared Content-Length, or -1 (absent or invalid: the body is bounded as it comes). */

@@ -118,6 +118,39 @@ public final class ResponseCache {
   }
 
   /**
+   * Purges the stored responses whose key passes {@code keys} and which pass {@code entries}: hard
+   * (removed) or soft (marked stale at {@code nowNanos}: used again only after validation, or
+   * served where stale is allowed, so stale-if-error still protects the origin). Every stored URI
+   * is looked at unless {@code exact} names the one key: an admin operation, not a request path.
+   *
+   * @return the responses (variants) purged
+   */
+  public int purge(
+      @Nullable CacheKey exact,
+      java.util.function.Predicate<CacheKey> keys,
+      java.util.function.Predicate<CachedResponse> entries,
+      boolean soft,
+      long nowNanos) {
+    int[] purged = {0};
+    Iterable<CacheKey> candidates =
+        exact != null ? List.of(exact) : List.copyOf(cache.asMap().keySet());
+    for (CacheKey k : candidates) {
+      if (!keys.test(k)) {
+        continue;
+      }
+      cache
+          .asMap()
+          .computeIfPresent(
+              k,
+              (key, v) -> {
+                purged[0] += v.count(entries);
+                return v.purge(entries, soft, nowNanos);
+              });
+    }
+    return purged[0];
+  }
+
+  /**
    * Invalidation after an unsafe request (RFC 9111 §4.4): on a non-error response (2xx, 3xx) to a
    * method that is not known to be safe, the target URI is invalidated, and so are the URIs in
    * {@code Location} and {@code Content-Location} when they are on the same host (a different host
@@ -222,6 +255,31 @@ public final class ResponseCache {
         }
       }
       return this;
+    }
+
+    /** Without the variants {@code selected} picks (hard), or with them stale (soft). */
+    @Nullable Variants purge(
+        java.util.function.Predicate<CachedResponse> selected, boolean soft, long nowNanos) {
+      List<CachedResponse> next = new ArrayList<>(entries.length);
+      for (CachedResponse e : entries) {
+        if (!selected.test(e)) {
+          next.add(e);
+        } else if (soft) {
+          next.add(e.markedStale(nowNanos));
+        }
+      }
+      return next.isEmpty() ? null : new Variants(next.toArray(new CachedResponse[0]));
+    }
+
+    /** How many variants {@code selected} picks. */
+    int count(java.util.function.Predicate<CachedResponse> selected) {
+      int n = 0;
+      for (CachedResponse e : entries) {
+        if (selected.test(e)) {
+          n++;
+        }
+      }
+      return n;
     }
 
     @Nullable CachedResponse match(HttpHeaders requestHeaders) {

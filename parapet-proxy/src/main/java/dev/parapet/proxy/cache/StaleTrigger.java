@@ -1,6 +1,9 @@
 package dev.parapet.proxy.cache;
 
 import dev.parapet.proxy.http.ProxyError;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,29 +14,56 @@ import org.jspecify.annotations.Nullable;
  */
 public enum StaleTrigger {
   /** The origin answered 500, 502, 503 or 504. */
-  ORIGIN_5XX("origin-5xx", true),
+  ORIGIN_5XX("origin-5xx", "5xx", true),
   /** The attempt ran out of time. */
-  TIMEOUT("timeout", false),
+  TIMEOUT("timeout", "timeout", false),
   /** Connecting failed (refused, reset, connect timeout, TLS) or the connection broke. */
-  CONNECT_ERROR("connect-error", false),
+  CONNECT_ERROR("connect-error", "connect_error", false),
   /** The breaker for this scope refused the request. */
-  BREAKER_OPEN("breaker-open", false),
+  BREAKER_OPEN("breaker-open", "breaker_open", false),
   /** Admission control or the overload manager shed the request. */
-  SHED("shed", false),
+  SHED("shed", "shed", false),
   /** The origin pool's connection or request limits are reached. */
-  POOL_LIMIT("pool-limit", false),
+  POOL_LIMIT("pool-limit", "pool_limit", false),
   /**
    * An incident is declared ({@code POST /admin/incident}: "prefer stale"): a stale copy within its
    * stale-if-error window is served at once and refreshed in the background, sparing the origin.
    */
-  INCIDENT("incident", false);
+  INCIDENT("incident", "incident", false);
+
+  /**
+   * The triggers {@code cache.stale_if_error} covers unless configured otherwise: the origin could
+   * not be asked or did not answer (RFC 9111 §4.2.4 lets a cache serve stale when "disconnected").
+   * An origin's own 5xx is an answer: stale for it needs the response's {@code stale-if-error} or
+   * {@code 5xx} in {@code cache.stale_if_error_on}.
+   */
+  public static final Set<StaleTrigger> UNREACHABLE =
+      Collections.unmodifiableSet(
+          EnumSet.of(TIMEOUT, CONNECT_ERROR, BREAKER_OPEN, SHED, POOL_LIMIT));
 
   private final String detail;
+  private final String configName;
   private final boolean originAnswered;
 
-  StaleTrigger(String detail, boolean originAnswered) {
+  StaleTrigger(String detail, String configName, boolean originAnswered) {
     this.detail = detail;
+    this.configName = configName;
     this.originAnswered = originAnswered;
+  }
+
+  /** The name in {@code cache.stale_if_error_on}. */
+  public String configName() {
+    return configName;
+  }
+
+  /** The trigger named {@code name} in configuration, or null. */
+  public static @Nullable StaleTrigger ofConfigName(String name) {
+    for (StaleTrigger t : values()) {
+      if (t != INCIDENT && t.configName.equals(name)) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /** Token for {@code Cache-Status} {@code detail} and logs. */

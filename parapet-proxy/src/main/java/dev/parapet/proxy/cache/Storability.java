@@ -12,8 +12,9 @@ import io.netty.handler.codec.http.HttpMethod;
  *   <li>the request method is GET (HEAD is answered from GET's entry but a HEAD response has no
  *       content to store; other methods are not cacheable here);
  *   <li>the status is final and neither 206 (no range support) nor 304 (not a complete response);
- *   <li>no {@code no-store} in the request (§5.2.1.5) or the response (§5.2.2.5) — {@code
- *       must-understand} is not implemented, so it never overrides no-store;
+ *   <li>{@code must-understand} (§5.2.2.3): a status this cache does not understand is not stored
+ *       ({@code STATUS}), one it understands is stored even with {@code no-store} in the response;
+ *       otherwise no {@code no-store} in the request (§5.2.1.5) or the response (§5.2.2.5);
  *   <li>no unqualified {@code private} (§5.2.2.7; a qualified one only strips the named fields);
  *   <li>a request with {@code Authorization} only when the response says {@code public}, {@code
  *       s-maxage} or {@code must-revalidate} (§3.5);
@@ -23,10 +24,12 @@ import io.netty.handler.codec.http.HttpMethod;
  *       a shared copy of one user's cookie is the classic session leak, so this cache requires the
  *       origin to opt in;
  *   <li>{@code Vary} does not contain {@code *} (§4.1: it could never be reused);
- *   <li>the response has a freshness lifetime: explicit ({@code s-maxage}, {@code max-age}, {@code
- *       Expires}), or the route's {@code default_ttl} for a heuristically cacheable status or a
- *       {@code public} response (§3 and §4.2.2). Without any, it is not stored: this cache has no
- *       other heuristic, and storing only to revalidate would hold memory for little gain.
+ *   <li>the response has a freshness lifetime — explicit ({@code s-maxage}, {@code max-age}, {@code
+ *       Expires}, any final status), or a {@link Heuristic} one (the route's {@code default_ttl},
+ *       or a fraction of its age since {@code Last-Modified}) for a heuristically cacheable status
+ *       or a {@code public} response (§3 and §4.2.2) — or it has {@code no-cache} and a validator
+ *       ({@code ETag} or {@code Last-Modified}): then it is stored and validated before every use.
+ *       Otherwise it is not stored (storing only to revalidate would hold memory for little gain).
  * </ol>
  */
 public enum Storability {
@@ -46,7 +49,7 @@ public enum Storability {
   }
 
   /**
-   * The verdict for one exchange.
+   * The verdict for one exchange, with only the route's {@code default_ttl} as heuristic.
    *
    * @param defaultTtlNanos the route's {@code default_ttl}; 0 for none
    */
@@ -56,6 +59,28 @@ public enum Storability {
       int status,
       HttpHeaders responseHeaders,
       long defaultTtlNanos) {
+    return of(
+        method,
+        requestHeaders,
+        status,
+        responseHeaders,
+        Heuristic.defaultTtl(defaultTtlNanos),
+        System.currentTimeMillis());
+  }
+
+  /**
+   * The verdict for one exchange.
+   *
+   * @param heuristic the route's heuristic freshness
+   * @param nowEpochMillis wall clock, for the Last-Modified heuristic
+   */
+  public static Storability of(
+      HttpMethod method,
+      HttpHeaders requestHeaders,
+      int status,
+      HttpHeaders responseHeaders,
+      Heuristic heuristic,
+      long nowEpochMillis) {
     if (!method.equals(HttpMethod.GET)) {
       return METHOD;
     }
@@ -63,8 +88,17 @@ public enum Storability {
       return STATUS;
     }
     CacheControl request = CacheControl.of(requestHeaders);
-    CacheControl response = CacheControl.of(responseHeaders);
-    if (request.noStore() || response.noStore()) {
+    CacheControl response = CacheControl.ofResponse(responseHeaders);
+    if (response.mustUnderstand()) {
+      // §5.2.2.3: store only a status whose caching rules this cache implements; then no-store in
+      // the response is ignored (it is there for caches that do not understand the status).
+      if (!understands(status)) {
+        return STATUS;
+      }
+      if (request.noStore()) {
+        return NO_STORE;
+      }
+    } else if (request.noStore() || response.noStore()) {
       return NO_STORE;
     }
     if (response.isPrivate()) {
@@ -85,11 +119,52 @@ public enum Storability {
       return VARY_STAR;
     }
     boolean explicit = Freshness.hasExplicitFreshness(response, responseHeaders);
-    boolean byDefault =
-        defaultTtlNanos > 0 && (Freshness.isHeuristicallyCacheable(status) || response.isPublic());
-    if (!explicit && !byDefault) {
+    boolean heuristically =
+        !explicit
+            && Freshness.hasHeuristicFreshness(
+                status, response, responseHeaders, heuristic, nowEpochMillis);
+    // no-cache with a validator: stored, and validated before every use (§5.2.2.4)
+    boolean validatedEachTime =
+        response.noCache()
+            && (responseHeaders.contains(HttpHeaderNames.ETAG)
+                || responseHeaders.contains(HttpHeaderNames.LAST_MODIFIED));
+    if (!explicit && !heuristically && !validatedEachTime) {
       return NO_FRESHNESS;
     }
     return STORE;
+  }
+
+  /**
+   * Final statuses whose caching rules RFC 9110 defines and this cache implements (for {@code
+   * must-understand}): all of RFC 9110 §15 except 206 (partial responses are not stored) and 304.
+   */
+  static boolean understands(int status) {
+    return switch (status) {
+      case 200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 307, 308 -> true;
+      case 400,
+          401,
+          402,
+          403,
+          404,
+          405,
+          406,
+          407,
+          408,
+          409,
+          410,
+          411,
+          412,
+          413,
+          414,
+          415,
+          416,
+          417,
+          421,
+          422,
+          426 ->
+          true;
+      case 500, 501, 502, 503, 504, 505 -> true;
+      default -> false;
+    };
   }
 }

@@ -11,7 +11,10 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 
-/** Responses the cache makes: from a stored entry, or the 504 of {@code only-if-cached}. */
+/**
+ * Responses the cache makes: from a stored entry (a {@code Range} of it answered with 206 or 416,
+ * {@link ByteRange}), or the 504 of {@code only-if-cached}.
+ */
 final class StoredAnswers {
   private StoredAnswers() {}
 
@@ -33,18 +36,48 @@ final class StoredAnswers {
         e.status() == 200
             && Revalidation.clientNotModified(clientHeaders, e, cs.edge().wallMillis());
     int code = e.status();
+    ByteRange range =
+        code == 200 && !notModified && !head
+            ? ByteRange.of(
+                clientHeaders.get(HttpHeaderNames.RANGE),
+                clientHeaders.get(HttpHeaderNames.IF_RANGE),
+                e,
+                e.bodyLength(),
+                cs.edge().wallMillis())
+            : null;
     boolean noBody = head || notModified || code == 204 || code == 304 || e.bodyLength() == 0;
     ByteBuf content = noBody ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(e.body());
-    FullHttpResponse r =
-        new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1,
-            notModified ? HttpResponseStatus.NOT_MODIFIED : HttpResponseStatus.valueOf(code),
-            content);
+    HttpResponseStatus status =
+        notModified ? HttpResponseStatus.NOT_MODIFIED : HttpResponseStatus.valueOf(code);
+    if (range != null) {
+      if (range.satisfiable()) {
+        content = content.slice((int) range.first(), (int) range.length());
+        status = HttpResponseStatus.PARTIAL_CONTENT;
+      } else {
+        content = Unpooled.EMPTY_BUFFER;
+        status = HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE;
+      }
+    }
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
     HttpHeaders h = r.headers();
     h.set(e.headers());
     if (notModified) {
       h.remove(HttpHeaderNames.CONTENT_LENGTH);
       h.remove(HttpHeaderNames.CONTENT_TYPE);
+    }
+    if (range != null) {
+      // RFC 9110 §14.4: the range sent, or */length for 416
+      h.set(
+          HttpHeaderNames.CONTENT_RANGE,
+          range.satisfiable()
+              ? "bytes " + range.first() + "-" + range.last() + "/" + e.bodyLength()
+              : "bytes */" + e.bodyLength());
+      h.set(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+      if (!range.satisfiable()) {
+        h.remove(HttpHeaderNames.CONTENT_TYPE);
+      }
+    } else if (code == 200 && !notModified) {
+      h.set(HttpHeaderNames.ACCEPT_RANGES, "bytes");
     }
     if (withAge) {
       h.set(HttpHeaderNames.AGE, Long.toString(e.ageSeconds(now)));

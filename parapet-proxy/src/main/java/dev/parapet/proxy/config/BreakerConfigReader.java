@@ -136,6 +136,15 @@ final class BreakerConfigReader {
     } else if (s.has("floor") && threshold instanceof BreakerConfig.SlowThreshold.Relative rel) {
       threshold = new BreakerConfig.SlowThreshold.Relative(rel.multiplier(), rel.quantile(), floor);
     }
+    if (s.has("floor")
+        && !s.failed("floor", "threshold")
+        && threshold instanceof BreakerConfig.SlowThreshold.Absolute a) {
+      s.error(
+          "floor",
+          "has no effect with the absolute slow.threshold "
+              + HumanDuration.format(a.threshold())
+              + ": the floor bounds a relative threshold like 3x p95");
+    }
     BreakerConfig.Slow slow =
         new BreakerConfig.Slow(
             threshold,

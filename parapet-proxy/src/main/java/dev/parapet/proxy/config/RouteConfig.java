@@ -57,9 +57,12 @@ public record RouteConfig(
    *
    * @param enabled false for {@code cache: off}
    * @param defaultTtl {@code default_ttl}: freshness for a cacheable response that states none; 0 s
+   * @param staleOnSlow {@code stale_on_slow}: with a stored copy that may be served stale-if-error,
+   *     how long to wait for the origin before answering with that copy (the fetch goes on in the
+   *     background and refreshes the entry); 0 s: never, wait for the origin
    */
-  public record Cache(boolean enabled, Duration defaultTtl) {
-    public static final Cache DEFAULTS = new Cache(true, Duration.ZERO);
-    public static final Cache OFF = new Cache(false, Duration.ZERO);
+  public record Cache(boolean enabled, Duration defaultTtl, Duration staleOnSlow) {
+    public static final Cache DEFAULTS = new Cache(true, Duration.ZERO, Duration.ZERO);
+    public static final Cache OFF = new Cache(false, Duration.ZERO, Duration.ZERO);
   }
 }

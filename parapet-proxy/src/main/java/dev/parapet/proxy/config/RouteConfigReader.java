@@ -23,7 +23,7 @@ final class RouteConfigReader {
       MappingReader.keys(
           "match", "origin", "timeout", "priority", "breaker", "cache", "retry_non_idempotent");
   private static final Set<String> MATCH = MappingReader.keys("host", "prefix");
-  private static final Set<String> CACHE = MappingReader.keys("default_ttl");
+  private static final Set<String> CACHE = MappingReader.keys("default_ttl", "stale_on_slow");
   private static final Pattern HOST =
       Pattern.compile(
           "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*");
@@ -123,7 +123,9 @@ final class RouteConfigReader {
       MappingReader c = r.switchedOn("cache", CACHE);
       cache =
           new RouteConfig.Cache(
-              true, c.duration("default_ttl", RouteConfig.Cache.DEFAULTS.defaultTtl()));
+              true,
+              c.duration("default_ttl", RouteConfig.Cache.DEFAULTS.defaultTtl()),
+              c.duration("stale_on_slow", RouteConfig.Cache.DEFAULTS.staleOnSlow()));
     }
     if (origin != null) {
       checks.routeTimeout(r, timeout, origin);

@@ -81,7 +81,8 @@ public final class AccessLog implements AutoCloseable {
       long latencyNanos,
       int attempts,
       @Nullable String error,
-      @Nullable String client) {
+      @Nullable String client,
+      @Nullable String requestId) {
     StringBuilder b = new StringBuilder(192);
     b.append("{\"time\":");
     thousandths(b, epochMillis);
@@ -101,6 +102,10 @@ public final class AccessLog implements AutoCloseable {
     if (client != null) {
       b.append(",\"client\":");
       quote(b, client);
+    }
+    if (requestId != null) {
+      b.append(",\"request_id\":");
+      quote(b, requestId);
     }
     b.append('}');
     if (!lines.offer(b.toString())) {

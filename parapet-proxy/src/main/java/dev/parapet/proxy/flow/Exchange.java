@@ -56,7 +56,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
 
   Exchange(RequestFlow flow, OutboundRequest outbound, int priority, RequestKind kind) {
     super(
-        flow.px.requestIds.incrementAndGet(),
+        flow.requestId(),
         flow.expiresAtNanos(),
         flow.px.deadlines,
         flow.px.admission,

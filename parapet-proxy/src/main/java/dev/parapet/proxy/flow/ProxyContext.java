@@ -33,7 +33,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,7 +59,9 @@ public final class ProxyContext {
   final EdgeCache cache;
   final CacheServices cacheServices;
   final DeadlinePolicy deadlines;
-  final AtomicLong requestIds = new AtomicLong();
+
+  /** Request ids: the core's numbers and the {@code X-Request-Id} texts (across reloads). */
+  final RequestIds requestIds;
 
   /** This proxy's {@code Via} member ({@code 1.1 NAME}), made once per configuration. */
   final AsciiString viaMember;
@@ -97,6 +98,7 @@ public final class ProxyContext {
     this.overload = b.overload;
     this.incident = b.incident;
     this.accessLog = b.accessLog;
+    this.requestIds = b.requestIds != null ? b.requestIds : new RequestIds(b.random);
     this.priorities = new Priorities(settings.admission().priority());
     this.trustedPeers = new TrustedPeers(settings.trustedProxies());
     this.deadlines = new DeadlinePolicy(settings.reserve(), settings.minUseful());
@@ -292,6 +294,7 @@ public final class ProxyContext {
     private IncidentMode incident = new IncidentMode();
     private EdgeCache cache;
     private @Nullable AccessLog accessLog;
+    private @Nullable RequestIds requestIds;
 
     private Builder(ProxySettings settings, ProxyMetrics metrics) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -340,6 +343,12 @@ public final class ProxyContext {
     /** One JSON line per request, or null for none. */
     public Builder accessLog(@Nullable AccessLog accessLog) {
       this.accessLog = accessLog;
+      return this;
+    }
+
+    /** The request ids shared by every configuration of one listener; a new set when unset. */
+    public Builder requestIds(RequestIds ids) {
+      this.requestIds = ids;
       return this;
     }
 

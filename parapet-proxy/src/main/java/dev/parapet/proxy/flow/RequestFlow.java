@@ -76,6 +76,9 @@ public final class RequestFlow implements CachingDownstream.Resume {
   private final String target;
   private final long startNanos;
   private final boolean background;
+  private final long requestId;
+  private String requestIdText;
+  private boolean adoptedId;
   private Downstream down;
   private State state = State.NEW;
   private @Nullable String host;
@@ -111,6 +114,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
     this.target = request.uri();
     this.startNanos = startNanos;
     this.background = background;
+    this.requestId = px.requestIds.next();
+    this.requestIdText = RequestIds.format(requestId);
   }
 
   /** Runs a client's request that just arrived; what it answers goes to {@code client}. */
@@ -157,6 +162,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       // Before anything reads them: the deadline and priority below, the cache's Vary, the origin.
       ForwardedHeaders.stripInternalSignals(request.headers(), px.priorities.header());
     }
+    identify();
     Route r = px.routes.match(host, path);
     if (r == null) {
       fail(ProxyError.NO_ROUTE, "no route for this host and path");
@@ -177,6 +183,21 @@ public final class RequestFlow implements CachingDownstream.Resume {
     priority = px.priorities.classOf(r.priority(), request.headers().get(px.priorities.header()));
     if (!consultCache(false, startNanos)) {
       proceed(startNanos);
+    }
+  }
+
+  /**
+   * The request's {@code X-Request-Id}: a trusted peer's is adopted (an untrusted peer's was just
+   * stripped), otherwise the generated one is set, so the origin, the access log, a problem+json
+   * answer and a breaker transition this request causes all name the same id.
+   */
+  private void identify() {
+    String incoming = request.headers().get(RequestIds.HEADER);
+    if (incoming != null && px.requestIds.adopt(requestId, incoming)) {
+      adoptedId = true;
+      requestIdText = incoming;
+    } else {
+      request.headers().set(RequestIds.HEADER, requestIdText);
     }
   }
 
@@ -311,6 +332,26 @@ public final class RequestFlow implements CachingDownstream.Resume {
       answer(answer);
     } else if (!consultCache(true, px.ticker.read())) {
       proceed(px.ticker.read()); // its own fetch, within what is left of its own budget
+    }
+  }
+
+  /**
+   * The origin answered the cache's conditional request with a 304 for a representation the cache
+   * does not hold (the entry is gone now): the request goes to the origin again as the client sent
+   * it, within what is left of its budget. The first exchange was logged and counted as the origin
+   * exchange it was.
+   */
+  @Override
+  public void refetch(HttpHeaders clientHeaders) {
+    if (state != State.ANSWERED || background) {
+      return;
+    }
+    exchange = null;
+    down = client;
+    request.headers().set(clientHeaders);
+    long now = px.ticker.read();
+    if (!consultCache(true, now)) {
+      proceed(now);
     }
   }
 
@@ -454,7 +495,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       log(error.status().code(), error.name(), now);
     }
     FullHttpResponse r =
-        px.responses.build(client.alloc(), error, detail, scope, retryAfterSeconds);
+        px.responses.build(client.alloc(), error, detail, scope, retryAfterSeconds, requestIdText);
     if (capacity != null) {
       r.headers().set(CAPACITY_HEADER, capacity);
     }
@@ -499,6 +540,10 @@ public final class RequestFlow implements CachingDownstream.Resume {
   }
 
   private void log(int status, @Nullable String error, long now) {
+    if (adoptedId) {
+      adoptedId = false;
+      px.requestIds.release(requestId);
+    }
     AccessLog log = px.accessLog;
     if (log != null && !background) {
       log.record(
@@ -510,7 +555,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
           now - startNanos,
           attempts,
           error,
-          from.ip());
+          from.ip(),
+          requestIdText);
     }
   }
 
@@ -556,6 +602,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
 
   // ---------------------------------------------------------------------------------------------
   // What the exchange reads
+
+  /** The core's number for this request (breaker permits, transition events). */
+  long requestId() {
+    return requestId;
+  }
 
   Downstream downstream() {
     return down;

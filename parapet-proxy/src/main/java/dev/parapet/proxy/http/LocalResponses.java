@@ -40,6 +40,20 @@ public final class LocalResponses {
       String detail,
       @Nullable String scope,
       long retryAfterSeconds) {
+    return build(alloc, error, detail, scope, retryAfterSeconds, null);
+  }
+
+  /**
+   * A complete local response naming the request's {@code X-Request-Id} in its body ({@code
+   * request_id}) and in an {@code X-Request-Id} field, so a user's report can be found in the logs.
+   */
+  public FullHttpResponse build(
+      ByteBufAllocator alloc,
+      ProxyError error,
+      String detail,
+      @Nullable String scope,
+      long retryAfterSeconds,
+      @Nullable String requestId) {
     ObjectNode body = JSON.createObjectNode();
     body.put("type", error.problemType());
     body.put("title", error.title());
@@ -48,6 +62,9 @@ public final class LocalResponses {
     body.put("reason", error.proxyStatusError());
     if (scope != null) {
       body.put("scope", scope);
+    }
+    if (requestId != null) {
+      body.put("request_id", requestId);
     }
     byte[] bytes;
     try {
@@ -63,6 +80,9 @@ public final class LocalResponses {
         .setInt(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes())
         .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
         .set("Proxy-Status", proxyStatus(error, detail));
+    if (requestId != null) {
+      r.headers().set("X-Request-Id", requestId);
+    }
     if (retryAfterSeconds >= 0) {
       r.headers().set(HttpHeaderNames.RETRY_AFTER, Long.toString(retryAfterSeconds));
     }

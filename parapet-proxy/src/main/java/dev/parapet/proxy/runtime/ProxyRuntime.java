@@ -11,8 +11,11 @@ import dev.parapet.proxy.admin.AdminAccess;
 import dev.parapet.proxy.admin.AdminServer;
 import dev.parapet.proxy.admin.Reloader;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.cache.Heuristic;
+import dev.parapet.proxy.cache.StaleTrigger;
 import dev.parapet.proxy.config.AdminConfig;
 import dev.parapet.proxy.config.BreakerConfig;
+import dev.parapet.proxy.config.CacheConfig;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ConfigProblem;
 import dev.parapet.proxy.config.HealthCheckConfig;
@@ -34,6 +37,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -255,23 +259,33 @@ public final class ProxyRuntime implements AutoCloseable {
    */
   static EdgeCache cache(ProxyConfig c, @Nullable EdgeCache previous) {
     List<String> ids = routeIds(c);
-    Map<String, Duration> routes = new LinkedHashMap<>();
+    Map<String, EdgeCache.RouteRules> routes = new LinkedHashMap<>();
     for (int i = 0; i < ids.size(); i++) {
       RouteConfig.Cache rc = c.routes().get(i).cache();
       if (rc.enabled()) {
-        routes.put(ids.get(i), rc.defaultTtl());
+        routes.put(ids.get(i), new EdgeCache.RouteRules(rc.defaultTtl(), rc.staleOnSlow()));
+      }
+    }
+    CacheConfig cc = c.cache();
+    Set<StaleTrigger> on = EnumSet.noneOf(StaleTrigger.class);
+    for (String name : cc.staleIfErrorOn()) {
+      StaleTrigger t = StaleTrigger.ofConfigName(name);
+      if (t != null) {
+        on.add(t);
       }
     }
     EdgeCache.Settings settings =
         new EdgeCache.Settings(
-            c.cache().maxSize().bytes(),
-            c.cache().staleIfError(),
-            c.cache().staleWhileRevalidate());
+            cc.maxSize().bytes(),
+            cc.staleIfError(),
+            cc.staleWhileRevalidate(),
+            on,
+            new Heuristic(0, cc.heuristicFraction(), cc.heuristicMax().toNanos()));
     if (previous != null) {
-      return previous.reconfigured(c.name(), settings, routes, ForkJoinPool.commonPool());
+      return previous.reconfiguredWith(c.name(), settings, routes, ForkJoinPool.commonPool());
     }
     return new EdgeCache(
-        c.name(), settings, routes, ForkJoinPool.commonPool(), System::currentTimeMillis);
+        c.name(), settings, ForkJoinPool.commonPool(), System::currentTimeMillis, routes);
   }
 
   /**

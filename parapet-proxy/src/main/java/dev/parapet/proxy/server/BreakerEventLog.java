@@ -7,13 +7,15 @@ import dev.parapet.core.breaker.BreakerListener;
 import dev.parapet.core.breaker.FlappingEvent;
 import dev.parapet.core.breaker.TransitionEvent;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.flow.RequestIds;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One JSON log line per breaker transition (and per flapping alarm) with every event field, at
- * logger {@code parapet.breaker}. Monotonic event times are mapped to wall-clock time for humans.
+ * logger {@code parapet.breaker} (whose appender writes the message alone, so each line is pure
+ * JSON). Monotonic event times are mapped to wall-clock time for humans.
  */
 final class BreakerEventLog implements BreakerListener {
   private static final Logger LOG = LoggerFactory.getLogger("parapet.breaker");
@@ -21,10 +23,12 @@ final class BreakerEventLog implements BreakerListener {
 
   private final String proxyName;
   private final Ticker ticker;
+  private final RequestIds requestIds;
 
-  BreakerEventLog(String proxyName, Ticker ticker) {
+  BreakerEventLog(String proxyName, Ticker ticker, RequestIds requestIds) {
     this.proxyName = proxyName;
     this.ticker = ticker;
+    this.requestIds = requestIds;
   }
 
   @Override
@@ -45,7 +49,10 @@ final class BreakerEventLog implements BreakerListener {
     if (e.openNanos() > 0) {
       n.put("open_ms", e.openNanos() / 1_000_000);
     }
-    n.put("request_id", e.requestId());
+    String requestId = requestIds.name(e.requestId());
+    if (requestId != null) {
+      n.put("request_id", requestId); // the X-Request-Id of the request whose outcome moved it
+    }
     write(n);
   }
 

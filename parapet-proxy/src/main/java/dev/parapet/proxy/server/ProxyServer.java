@@ -20,6 +20,7 @@ import dev.parapet.proxy.flow.ClientLimits;
 import dev.parapet.proxy.flow.IncidentMode;
 import dev.parapet.proxy.flow.ProxyContext;
 import dev.parapet.proxy.flow.ProxySettings;
+import dev.parapet.proxy.flow.RequestIds;
 import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.http1.ClientCodec;
 import dev.parapet.proxy.metrics.ProxyMetrics;
@@ -77,6 +78,7 @@ public final class ProxyServer implements AutoCloseable {
   private final @Nullable AccessLog accessLog;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile ProxyContext context;
+  private final RequestIds requestIds;
 
   /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
   private List<Route> routes;
@@ -99,7 +101,9 @@ public final class ProxyServer implements AutoCloseable {
       reasons.add(e.name());
     }
     this.metrics = new ProxyMetrics(List.of(), List.of(), reasons, ticker);
-    this.listeners = new BreakerListeners(new BreakerEventLog(settings.name(), ticker), metrics);
+    this.requestIds = new RequestIds(random);
+    this.listeners =
+        new BreakerListeners(new BreakerEventLog(settings.name(), ticker, requestIds), metrics);
     // Shed counters exist from the start (at zero): a dashboard shows "0 shed", not "no data".
     for (int priority = 1; priority <= 4; priority++) {
       for (RejectReason reason : RejectReason.values()) {
@@ -439,6 +443,7 @@ public final class ProxyServer implements AutoCloseable {
             .overload(overload, incident)
             .cache(cache)
             .accessLog(accessLog)
+            .requestIds(requestIds)
             .build();
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }

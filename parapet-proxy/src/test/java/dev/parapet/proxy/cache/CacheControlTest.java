@@ -104,8 +104,9 @@ class CacheControlTest {
   }
 
   @Test
-  void conflictingDuplicatesAreStaleAgreeingOnesKept() {
-    assertThat(CacheControl.parse("max-age=60, max-age=120").maxAge()).isZero();
+  void theFirstOfDuplicateFreshnessDirectivesCounts() {
+    assertThat(CacheControl.parse("max-age=60, max-age=120").maxAge()).isEqualTo(60);
+    assertThat(CacheControl.parse("s-maxage=5, s-maxage=0").sMaxAge()).isEqualTo(5);
     assertThat(CacheControl.parse("max-age=60, max-age=60").maxAge()).isEqualTo(60);
     assertThat(CacheControl.parse("stale-if-error=60, stale-if-error=10").staleIfError())
         .isEqualTo(10);
@@ -117,6 +118,12 @@ class CacheControlTest {
     CacheControl cc = CacheControl.parse("max-stale=abc, min-fresh=-1");
     assertThat(cc.maxStale()).isEqualTo(CacheControl.ABSENT);
     assertThat(cc.minFresh()).isEqualTo(CacheControl.ABSENT);
+  }
+
+  @Test
+  void mustUnderstandIsParsed() {
+    assertThat(CacheControl.parse("no-store, Must-Understand").mustUnderstand()).isTrue();
+    assertThat(CacheControl.parse("no-store").mustUnderstand()).isFalse();
   }
 
   @Test
@@ -132,12 +139,13 @@ class CacheControlTest {
             Http.headers("Cache-Control", "max-age=10", "cache-control", "must-revalidate"));
     assertThat(cc.maxAge()).isEqualTo(10);
     assertThat(cc.mustRevalidate()).isTrue();
-    // a duplicate across lines that disagrees is as stale as one on a single line
+    // a duplicate across lines: the first occurrence counts, as on a single line (§4.2.1)
     assertThat(
             CacheControl.of(
                     Http.headers("Cache-Control", "max-age=10", "Cache-Control", "max-age=5"))
                 .maxAge())
-        .isZero();
+        .isEqualTo(10);
+    assertThat(CacheControl.parse("max-age=abc, max-age=60").maxAge()).isZero();
   }
 
   @Test

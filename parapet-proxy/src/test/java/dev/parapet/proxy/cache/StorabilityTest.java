@@ -51,6 +51,14 @@ class StorabilityTest {
         "GET  |                         | 200 | Expires: Thu, 01 Jan 2099 00:00:00 GMT | 0 | STORE",
         "GET  |                         | 200 | Cache-Control: no-cache   | 0  | NO_FRESHNESS",
         "GET  |                         | 200 | Cache-Control: no-cache, max-age=60 | 0 | STORE",
+        // no-cache with a validator: stored, validated before each use (§5.2.2.4)
+        "GET  |                         | 200 | Cache-Control: no-cache; ETag: \"v1\" | 0 | STORE",
+        "GET  |                         | 200 | Cache-Control: no-cache; Last-Modified: Thu, 01 Jan 2015 00:00:00 GMT | 0 | STORE",
+        // must-understand (§5.2.2.3): no-store ignored for a status understood, else not stored
+        "GET  |                         | 200 | Cache-Control: must-understand, no-store, max-age=60 | 0 | STORE",
+        "GET  |                         | 299 | Cache-Control: must-understand, no-store, max-age=60 | 0 | STATUS",
+        "GET  |                         | 299 | Cache-Control: max-age=60 | 0 | STORE",
+        "GET  | Cache-Control: no-store | 200 | Cache-Control: must-understand, max-age=60 | 0 | NO_STORE",
       })
   void matrix(
       String method,

@@ -258,6 +258,16 @@ class BreakerOverrideTest {
             ConfigValidationTest.errors(
                 """
                 origins:
+                  api: {hosts: [127.0.0.1:9001], breaker: {slow: {floor: 50ms}}}
+                routes: [{origin: api}]
+                """))
+        .containsExactly(
+            "origins.api.breaker.slow.floor: has no effect with the absolute slow.threshold 500ms:"
+                + " the floor bounds a relative threshold like 3x p95");
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
                   api: {hosts: [127.0.0.1:9001], breaker: {slow: {threshold: fast}}}
                 routes: [{origin: api}]
                 """))

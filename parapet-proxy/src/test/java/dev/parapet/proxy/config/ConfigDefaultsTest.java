@@ -57,7 +57,13 @@ class ConfigDefaultsTest {
     assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.cache().maxSize().bytes()).isEqualTo(256L * 1024 * 1024);
     assertThat(c.cache().staleIfError()).isEqualTo(Duration.ofSeconds(300));
-    assertThat(c.cache().staleWhileRevalidate()).isEqualTo(Duration.ofSeconds(60));
+    // stale only when someone permitted it (RFC 9111 §4.2.4): never stale-while-revalidate by
+    // default; the operator's stale-if-error covers an origin that could not be reached
+    assertThat(c.cache().staleWhileRevalidate()).isEqualTo(Duration.ZERO);
+    assertThat(c.cache().staleIfErrorOn())
+        .containsExactly("timeout", "connect_error", "breaker_open", "shed", "pool_limit");
+    assertThat(c.cache().heuristicFraction()).isEqualTo(0.10);
+    assertThat(c.cache().heuristicMax()).isEqualTo(Duration.ofHours(24));
   }
 
   @Test
@@ -154,7 +160,7 @@ class ConfigDefaultsTest {
     assertThat(r.match()).isEqualTo(new RouteConfig.Match(null, "/"));
     assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(4));
     assertThat(r.priority()).isEqualTo(3);
-    assertThat(r.cache()).isEqualTo(new RouteConfig.Cache(true, Duration.ZERO));
+    assertThat(r.cache()).isEqualTo(new RouteConfig.Cache(true, Duration.ZERO, Duration.ZERO));
     assertThat(r.breaker()).isEqualTo(c.origin("api").breaker());
   }
 
@@ -280,7 +286,8 @@ class ConfigDefaultsTest {
     assertThat(apiRoute.breaker().failureRate()).isEqualTo(0.25);
     assertThat(apiRoute.breaker().toBreakerPolicy().probeMode()).isEqualTo(ProbeMode.LIVE);
     RouteConfig staticRoute = c.routes().get(1);
-    assertThat(staticRoute.cache()).isEqualTo(new RouteConfig.Cache(true, Duration.ofSeconds(60)));
+    assertThat(staticRoute.cache())
+        .isEqualTo(new RouteConfig.Cache(true, Duration.ofSeconds(60), Duration.ZERO));
     assertThat(staticRoute.timeout()).isEqualTo(Duration.ofSeconds(8));
     assertThat(c.routes()).extracting(RouteConfig::origin).isEqualTo(List.of("api", "static"));
   }

@@ -136,7 +136,7 @@ class ConfigValidationTest {
         .containsExactly(
             "rootes: unknown key 'rootes' (did you mean 'routes'?)",
             "cache.stale-if-error: unknown key 'stale-if-error' (did you mean 'stale_if_error'?)",
-            "cache.colour: unknown key 'colour' (known: max_size, stale_if_error, stale_while_revalidate)",
+            "cache.colour: unknown key 'colour' (known: max_size, stale_if_error, stale_if_error_on, stale_while_revalidate, heuristic)",
             "routes[0].match.prefx: unknown key 'prefx' (did you mean 'prefix'?)");
   }
 

@@ -37,6 +37,13 @@ public final class CacheOrigin extends LoopbackOrigin {
   public volatile int status = 200;
   public volatile long delayMillis;
   public volatile int bodyBytes = -1;
+
+  /** Answer every conditional request with 304 and the configured fields, whatever it names. */
+  public volatile boolean notModifiedToAnyConditional;
+
+  /** Answer conditional requests in full, as an origin that does not implement them. */
+  public volatile boolean ignoreConditionals;
+
   private volatile List<String[]> headers = List.of();
 
   public CacheOrigin() throws IOException {
@@ -82,7 +89,14 @@ public final class CacheOrigin extends LoopbackOrigin {
     }
     String inm = ex.getRequestHeaders().getFirst("If-None-Match");
     String ims = ex.getRequestHeaders().getFirst("If-Modified-Since");
-    if ((etag != null && etag.equals(inm)) || (lastModified != null && lastModified.equals(ims))) {
+    boolean conditional = inm != null || ims != null;
+    if (ignoreConditionals) {
+      etag = null;
+      lastModified = null;
+    }
+    if ((etag != null && etag.equals(inm))
+        || (lastModified != null && lastModified.equals(ims))
+        || (notModifiedToAnyConditional && conditional)) {
       ex.sendResponseHeaders(304, -1);
       ex.close();
       return;

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# sim replay's speed and memory on generated access logs: lines per second (wall clock and per CPU
+# second) and peak resident memory, per format and size. The logs are a PoP at 10,000 req/s over
+# 20 routes (route /r0 fails for a minute every ten, /r1 slows down for a minute every ten),
+# written zstd-compressed once (mawk | zstd), then replayed from the compressed file through
+# bin/parapet, exactly as a user runs it.
+#
+#   parapet-bench/bench/replay.sh                       # csv and json, 1M, 10M and 100M lines
+#   SIZES="1000000 10000000" FORMATS=csv parapet-bench/bench/replay.sh
+#   REPLAY_BENCH_DIR=/data/tmp parapet-bench/bench/replay.sh   # where the logs go (kept)
+#   parapet-bench/bench/replay.sh --generate            # only write the logs (a run reuses them)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+sizes=${SIZES:-"1000000 10000000 100000000"}
+formats=${FORMATS:-"csv json"}
+dir=${REPLAY_BENCH_DIR:-${TMPDIR:-/tmp}/parapet-replay-bench}
+for tool in mawk zstd /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "replay.sh: $tool is needed" >&2; exit 1; }
+done
+mkdir -p "$dir"
+
+# generate FORMAT LINES -> FILE (zstd), once
+generate() {
+  local fmt=$1 n=$2 out="$dir/$1-$2.zst"
+  if [ ! -s "$out" ]; then
+    echo "generating $out ..." >&2
+    mawk -v n="$n" -v fmt="$fmt" 'BEGIN {
+      t0 = 1764576000; rate = 10000
+      if (fmt == "csv") print "time,route,status,latency_ms"
+      for (i = 0; i < n; i++) {
+        t = t0 + i / rate; r = i % 20; minute = int((t - t0) / 60)
+        lat = 5 + (i * 7919) % 120; st = 200
+        if (r == 0 && minute % 10 == 9) { st = (i % 3 == 0) ? 200 : 503 }
+        if (r == 1 && minute % 10 == 4) { lat = 400 + (i * 31) % 900 }
+        if (fmt == "csv") printf "%.4f,/r%d,%d,%d\n", t, r, st, lat
+        else printf "{\"time\":%.3f,\"route\":\"/r%d\",\"method\":\"GET\",\"target\":\"/r%d/item\",\"status\":%d,\"latency_ms\":%d.000,\"attempts\":1,\"client\":\"10.0.%d.%d\"}\n", t + lat / 1000, r, r, st, lat, i % 250, (i / 250) % 250
+      }
+    }' | zstd -q -1 -T0 -o "$out.tmp"
+    mv "$out.tmp" "$out"
+  fi
+  echo "$out"
+}
+
+if [ "${1:-}" = --generate ]; then
+  for fmt in $formats; do
+    for n in $sizes; do
+      generate "$fmt" "$n"
+    done
+  done
+  exit 0
+fi
+
+"$root/bin/parapet" sim --help >/dev/null # builds on first use, outside the measurement
+
+echo
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| format | lines | compressed MB | wall s | lines/s (wall) | CPU s (user + sys) | lines per CPU s | peak RSS MB |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+for fmt in $formats; do
+  for n in $sizes; do
+    f=$(generate "$fmt" "$n")
+    /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
+      "$root/bin/parapet" sim replay --quiet "$f" >"$dir/out-$fmt-$n.txt" 2>"$dir/err-$fmt-$n.txt"
+    read -r wall user sys rss <"$dir/time.txt"
+    lines=$(awk '/^replayed/ {print $2}' "$dir/err-$fmt-$n.txt")
+    mb=$(du -m "$f" | cut -f1)
+    awk -v fmt="$fmt" -v lines="$lines" -v mb="$mb" -v wall="$wall" -v u="$user" -v s="$sys" -v rss="$rss" \
+      'BEGIN {printf "| %s | %d | %d | %.1f | %.0f | %.1f | %.0f | %d |\n", fmt, lines, mb, wall, lines/wall, u+s, lines/(u+s), rss/1024}'
+  done
+done
+echo
+echo "reports: $dir/out-*.txt"
