@@ -3,7 +3,8 @@
 # second) and peak resident memory, per format and size. The logs are a PoP at 10,000 req/s over
 # 20 routes (route /r0 fails for a minute every ten, /r1 slows down for a minute every ten),
 # written zstd-compressed once (mawk | zstd), then replayed from the compressed file through
-# bin/parapet, exactly as a user runs it.
+# bin/parapet, exactly as a user runs it. At 10M lines two more rows per format: the policy on
+# the reading thread (--threads 0) instead of a worker, and three policies in one read (--sweep).
 #
 #   parapet-bench/bench/replay.sh                       # csv and json, 1M, 10M and 100M lines
 #   SIZES="1000000 10000000" FORMATS=csv parapet-bench/bench/replay.sh
@@ -55,18 +56,32 @@ fi
 echo
 echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| format | lines | compressed MB | wall s | lines/s (wall) | CPU s (user + sys) | lines per CPU s | peak RSS MB |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| format | lines | run | compressed MB | wall s | lines/s (wall) | CPU s (user + sys) | lines per CPU s | peak RSS MB |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
+
+# row FORMAT LINES LABEL FILE [replay options...]
+row() {
+  local fmt=$1 n=$2 label=$3 f=$4 tag
+  shift 4
+  tag="$fmt-$n-${label// /_}"
+  /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
+    "$root/bin/parapet" sim replay --quiet "$@" "$f" >"$dir/out-$tag.txt" 2>"$dir/err-$tag.txt"
+  read -r wall user sys rss <"$dir/time.txt"
+  lines=$(awk '/^replayed/ {print $2}' "$dir/err-$tag.txt")
+  mb=$(du -m "$f" | cut -f1)
+  awk -v fmt="$fmt" -v lines="$lines" -v label="$label" -v mb="$mb" -v wall="$wall" -v u="$user" \
+    -v s="$sys" -v rss="$rss" \
+    'BEGIN {printf "| %s | %d | %s | %d | %.1f | %.0f | %.1f | %.0f | %d |\n", fmt, lines, label, mb, wall, lines/wall, u+s, lines/(u+s), rss/1024}'
+}
+
 for fmt in $formats; do
   for n in $sizes; do
     f=$(generate "$fmt" "$n")
-    /usr/bin/time -f '%e %U %S %M' -o "$dir/time.txt" \
-      "$root/bin/parapet" sim replay --quiet "$f" >"$dir/out-$fmt-$n.txt" 2>"$dir/err-$fmt-$n.txt"
-    read -r wall user sys rss <"$dir/time.txt"
-    lines=$(awk '/^replayed/ {print $2}' "$dir/err-$fmt-$n.txt")
-    mb=$(du -m "$f" | cut -f1)
-    awk -v fmt="$fmt" -v lines="$lines" -v mb="$mb" -v wall="$wall" -v u="$user" -v s="$sys" -v rss="$rss" \
-      'BEGIN {printf "| %s | %d | %d | %.1f | %.0f | %.1f | %.0f | %d |\n", fmt, lines, mb, wall, lines/wall, u+s, lines/(u+s), rss/1024}'
+    row "$fmt" "$n" "1 policy" "$f"
+    if [ "$n" = 10000000 ]; then
+      row "$fmt" "$n" "1 policy, --threads 0" "$f" --threads 0
+      row "$fmt" "$n" "3 policies (--sweep)" "$f" --sweep failure_rate=20%,35%,50%
+    fi
   done
 done
 echo

@@ -50,6 +50,8 @@ final class FleetSimulation {
   final DeadlinePolicy deadlines;
   final long edgeTimeoutNanos;
   final boolean hedging;
+  private final double hitRatio;
+  private final double staleIfError;
   private final SimServer[] servers;
   private final long endNanos;
   private final long tickNanos;
@@ -109,7 +111,10 @@ final class FleetSimulation {
         b++;
       }
     }
-    this.origin = new Origin(sc, seed, random);
+    this.origin =
+        new Origin(sc.timeline(), sc.capacity(), seed, random, series.seconds(), tickNanos);
+    this.hitRatio = sc.cache().hitRatio();
+    this.staleIfError = sc.cache().staleIfError();
     OutcomeClassifier classifier =
         OutcomeClassifier.standard()
             .withSlowCalls(
@@ -133,6 +138,7 @@ final class FleetSimulation {
     FleetSimulation sim = new FleetSimulation(scenario, variant, seed);
     sim.engine.schedule(sim.new Tick(), 0);
     sim.engine.runUntil(sim.endNanos + 60 * SECOND);
+    sim.origin.writeTo(sim.series);
     return new RunResult(
         scenario,
         variant,
@@ -177,11 +183,18 @@ final class FleetSimulation {
     series.add(second(now), col, 1);
   }
 
-  /** A request to the origin under test has its answer: it gives its worker back. */
+  /**
+   * A request to the origin under test has its answer: it gives its worker back. A failed one is
+   * answered from a stale copy when the edge's cache holds one ({@code stale_if_error}).
+   */
   void answered(SimRequest r, boolean ok, long now) {
     int sec = second(now);
     r.server.busy--;
     series.add(sec, Col.ANSWERED, 1);
+    if (!ok && staleIfError > 0 && engine.random().nextDouble() < staleIfError) {
+      series.add(sec, Col.STALE_SERVED, 1);
+      ok = true;
+    }
     if (ok) {
       series.add(sec, Col.USER_OK, 1);
       series.add(sec, Col.SICK_USER_OK, 1);
@@ -201,6 +214,19 @@ final class FleetSimulation {
   }
 
   private void arriveSick(SimServer s, long now) {
+    if (hitRatio > 0) {
+      // A fresh cache hit is answered by the edge at once (its hold is negligible here).
+      s.hitAcc += hitRatio;
+      if (s.hitAcc >= 1.0) {
+        s.hitAcc -= 1.0;
+        int sec = second(now);
+        series.add(sec, Col.CACHE_HITS, 1);
+        series.add(sec, Col.ANSWERED, 1);
+        series.add(sec, Col.USER_OK, 1);
+        series.add(sec, Col.SICK_USER_OK, 1);
+        return;
+      }
+    }
     s.busy++;
     new SimRequest(this, s, ++requestIds, now).begin(now);
   }
@@ -209,9 +235,9 @@ final class FleetSimulation {
     @Override
     void fire(long now) {
       origin.advance(now);
+      origin.sample(now);
       int sec = second(now);
       if (sec != currentSecond) {
-        origin.newSecond();
         currentSecond = sec;
         long busy = 0;
         long limits = 0;

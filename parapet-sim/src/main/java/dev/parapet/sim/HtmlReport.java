@@ -70,6 +70,9 @@ final class HtmlReport {
               .line("retries", SvgChart.PALETTE[3], col(r, Col.RETRIES))
               .line("good answers", SvgChart.PALETTE[2], col(r, Col.SICK_USER_OK))
               .line("fast fails", SvgChart.PALETTE[1], col(r, Col.FAST_FAIL));
+      if (sc.capacity().limited() || sc.cache().hitRatio() > 0) {
+        p.line("origin goodput", SvgChart.PALETTE[4], col(r, Col.ORIGIN_OK));
+      }
       if (limited) {
         p.line("shed by limiter", SvgChart.PALETTE[6], col(r, Col.SHED));
       }
@@ -218,10 +221,14 @@ final class HtmlReport {
             .line("failures", SvgChart.PALETTE[3], toDouble(failures))
             .line("would reject", SvgChart.PALETTE[1], toDouble(rejects));
         double[] pct = new double[requests.length];
+        double[] failed = new double[requests.length];
         for (int i = 0; i < pct.length; i++) {
           pct[i] = requests[i] == 0 ? Double.NaN : 100.0 * rejects[i] / requests[i];
+          failed[i] = requests[i] == 0 ? Double.NaN : 100.0 * failures[i] / requests[i];
         }
+        // the log's failed share beside what the policy would have rejected: real trouble or not
         states(share.panel(p.name() + ": would reject (%)"), r, requests.length * bin)
+            .dashed("failed (%)", "#777777", failed)
             .line("would reject", SvgChart.PALETTE[1], pct);
       }
       out.append("<figure>\n").append(c.render()).append("</figure>\n");
@@ -268,7 +275,7 @@ final class HtmlReport {
     return d;
   }
 
-  private static void head(StringBuilder out, String title) {
+  static void head(StringBuilder out, String title) {
     out.append("<!DOCTYPE html>\n")
         .append("<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n")
         .append("<meta charset=\"utf-8\"/>\n<title>")
@@ -284,12 +291,12 @@ final class HtmlReport {
         .append("</h1>\n");
   }
 
-  private static void foot(StringBuilder out) {
+  static void foot(StringBuilder out) {
     out.append("<p class=\"note\">Written by parapet sim, in virtual time: the same input and")
         .append(" seed give this page byte for byte.</p>\n</body>\n</html>\n");
   }
 
-  private static void table(StringBuilder out, List<String[]> rows) {
+  static void table(StringBuilder out, List<String[]> rows) {
     out.append("<table>\n");
     for (int i = 0; i < rows.size(); i++) {
       String cell = i == 0 ? "th" : "td";

@@ -120,7 +120,7 @@ final class ReplayCommand implements Callable<Integer> {
   @Nullable Path html;
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() {
     PrintWriter out = SimCli.out(spec);
     PrintWriter err = SimCli.err(spec);
     try {
@@ -146,7 +146,7 @@ final class ReplayCommand implements Callable<Integer> {
           r.lines() / Math.max(1e-9, wall / 1e9),
           ps.size());
       return 0;
-    } catch (ConfigException | IllegalArgumentException e) {
+    } catch (ConfigException | IllegalArgumentException | IOException e) {
       err.println(e.getMessage());
       return 2;
     }
@@ -202,6 +202,9 @@ final class ReplayCommand implements Callable<Integer> {
     List<ReplayPolicy> out = new ArrayList<>();
     Set<String> names = new HashSet<>();
     for (Path p : policies) {
+      if (!Files.isRegularFile(p)) {
+        throw new IllegalArgumentException("--policy : " + p + " (expected: a readable YAML file)");
+      }
       BreakerPolicy bp = ScenarioFile.parsePolicy(Files.readString(p), p.toString());
       Path fn = p.getFileName();
       String name = fn == null ? p.toString() : fn.toString();

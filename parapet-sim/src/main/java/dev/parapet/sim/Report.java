@@ -35,9 +35,16 @@ final class Report {
             sc.workersPerServer(),
             sc.offeredRps(),
             sc.sickShare() * 100,
-            sc.capacityRps() > 0
-                ? String.format(Locale.ROOT, " (capacity %.0f rps)", sc.capacityRps())
-                : ""));
+            ""));
+    out.append(originLine(sc)).append('\n');
+    if (sc.cache().hitRatio() > 0 || sc.cache().staleIfError() > 0) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "edge cache: %.0f%% fresh hits, stale copy for %.0f%% of the misses that fail%n",
+              sc.cache().hitRatio() * 100,
+              sc.cache().staleIfError() * 100));
+    }
     StringBuilder tl = new StringBuilder("timeline:");
     for (int i = 0; i < sc.timeline().size(); i++) {
       OriginPhase p = sc.timeline().get(i);
@@ -50,6 +57,30 @@ final class Report {
     }
     out.append(table(summaryRows(runs)));
     return out.toString();
+  }
+
+  /** The origin's capacity: workers, queue, what it does with abandoned work, per-phase rates. */
+  static String originLine(Scenario sc) {
+    OriginCapacity c = sc.capacity();
+    if (!c.limited()) {
+      return "origin: unlimited workers (latency is the service time)";
+    }
+    StringBuilder line =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "origin: %d workers, queue %s, abandoned work %s; capacity",
+                c.workers(),
+                c.queue() == OriginCapacity.UNBOUNDED ? "unbounded" : Integer.toString(c.queue()),
+                c.serveAbandoned() ? "served (overload collapse)" : "dropped"));
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      if (!sc.timeline().get(i).down()) {
+        line.append(
+            String.format(
+                Locale.ROOT, " %s %.0f/s", sc.timeline().get(i).name(), sc.capacityRps(i)));
+      }
+    }
+    return line.toString();
   }
 
   /** The summary table: a header row (empty, then the variants' names) and one row per metric. */
@@ -74,6 +105,48 @@ final class Report {
           r -> fmt("%.3fx", r.phaseAmplification(phase)));
     }
     row(rows, runs, "attempts/s (fault)", r -> fmt("%.0f", r.faultAttemptsPerSecond()));
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      int phase = i;
+      row(
+          rows,
+          runs,
+          "user success " + sc.timeline().get(i).name(),
+          r -> pct(r.phaseUserSuccess(phase)));
+    }
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      int phase = i;
+      row(
+          rows,
+          runs,
+          "origin goodput/s " + sc.timeline().get(i).name(),
+          r -> fmt("%.0f", r.phaseRate(Col.ORIGIN_OK, phase)));
+    }
+    for (int i = 0; i < sc.timeline().size(); i++) {
+      int phase = i;
+      row(rows, runs, "origin load " + sc.timeline().get(i).name(), r -> originLoad(r, phase));
+    }
+    if (sc.capacity().limited()) {
+      row(
+          rows,
+          runs,
+          "origin refused (queue full)",
+          r -> Long.toString(r.total(Col.ORIGIN_REFUSED)));
+      row(
+          rows,
+          runs,
+          "origin dropped (client gone)",
+          r -> Long.toString(r.total(Col.ORIGIN_DROPPED)));
+    }
+    row(rows, runs, "origin work wasted (fault)", r -> pct(r.faultWastedShare()));
+    if (sc.cache().hitRatio() > 0 || sc.cache().staleIfError() > 0) {
+      row(rows, runs, "cache hits", r -> Long.toString(r.total(Col.CACHE_HITS)));
+      row(rows, runs, "stale served", r -> Long.toString(r.total(Col.STALE_SERVED)));
+    }
+    row(
+        rows,
+        runs,
+        "Little's law L / lambda*W",
+        r -> fmt("%.1f", r.littlesLaw()[0]) + " / " + fmt("%.1f", r.littlesLaw()[1]));
     row(rows, runs, "amplification (all)", r -> fmt("%.3fx", r.amplification()));
     row(rows, runs, "success rate", r -> pct(r.successRate()));
     row(rows, runs, "success rate (fault)", r -> pct(r.faultSuccessRate()));
@@ -182,6 +255,15 @@ final class Report {
       out.append('\n');
     }
     return out.toString();
+  }
+
+  /** Attempts/s accepted by the origin, with its workers' utilisation or mean attempts inside. */
+  private static String originLoad(RunResult r, int phase) {
+    String rate = fmt("%.0f/s", r.phaseRate(Col.ORIGIN_ACCEPTED, phase));
+    double u = r.phaseUtilisation(phase);
+    return Double.isNaN(u)
+        ? rate + " L " + fmt("%.0f", r.phaseInOrigin(phase))
+        : rate + " " + fmt("%.0f%%", u * 100) + " busy";
   }
 
   private static String tiered(RunResult r, Col col) {

@@ -52,21 +52,27 @@ record RunResult(
     return b == 0 ? 0.0 : (double) a / b;
   }
 
-  /** Origin attempts per request sent to the sick origin, over the whole run. */
+  /**
+   * Origin attempts per request for the sick origin that missed the edge's cache, over the whole
+   * run.
+   */
   double amplification() {
-    return ratio(total(Col.ATTEMPTS), total(Col.SICK_OFFERED));
+    return ratio(total(Col.ATTEMPTS), total(Col.SICK_OFFERED) - total(Col.CACHE_HITS));
   }
 
-  /** Origin attempts per request sent to the sick origin, during the fault phases. */
+  /** Origin attempts per cache miss for the sick origin, during the fault phases. */
   double faultAmplification() {
-    return ratio(faultTotal(Col.ATTEMPTS), faultTotal(Col.SICK_OFFERED));
+    return ratio(
+        faultTotal(Col.ATTEMPTS), faultTotal(Col.SICK_OFFERED) - faultTotal(Col.CACHE_HITS));
   }
 
-  /** Origin attempts per request sent to the sick origin, during phase {@code i}. */
+  /** Origin attempts per cache miss for the sick origin, during phase {@code i}. */
   double phaseAmplification(int i) {
     int from = phaseStartSecond(i);
     int to = phaseEndSecond(i);
-    return ratio(series.sum(Col.ATTEMPTS, from, to), series.sum(Col.SICK_OFFERED, from, to));
+    return ratio(
+        series.sum(Col.ATTEMPTS, from, to),
+        series.sum(Col.SICK_OFFERED, from, to) - series.sum(Col.CACHE_HITS, from, to));
   }
 
   double faultAttemptsPerSecond() {
@@ -164,5 +170,65 @@ record RunResult(
     int to = phaseEndSecond(i);
     int mid = from + (to - from) / 2;
     return to - mid <= 0 ? 0 : (double) series.sum(col, mid, to) / (to - mid);
+  }
+
+  /** {@code col} per second over phase {@code i}. */
+  double phaseRate(Col col, int i) {
+    int from = phaseStartSecond(i);
+    int to = phaseEndSecond(i);
+    return to - from <= 0 ? 0 : (double) series.sum(col, from, to) / (to - from);
+  }
+
+  /**
+   * What users of the origin under test saw in phase {@code i}: good answers (from the origin, a
+   * fresh cache hit or a stale copy) ÷ their requests.
+   */
+  double phaseUserSuccess(int i) {
+    int from = phaseStartSecond(i);
+    int to = phaseEndSecond(i);
+    return ratio(series.sum(Col.SICK_USER_OK, from, to), series.sum(Col.SICK_OFFERED, from, to));
+  }
+
+  /** Share of the origin's workers busy in phase {@code i}; NaN with unlimited workers. */
+  double phaseUtilisation(int i) {
+    int workers = scenario.capacity().workers();
+    return workers == 0 ? Double.NaN : phaseRate(Col.ORIGIN_BUSY_MS, i) / 1000.0 / workers;
+  }
+
+  /** Mean number of attempts in the origin (queued or in service) over phase {@code i}. */
+  double phaseInOrigin(int i) {
+    return phaseRate(Col.ORIGIN_IN_SAMPLES, i) * scenario.tickMillis() / 1000.0;
+  }
+
+  /** Share of the origin's busy worker time in the fault spent on answers no client received. */
+  double faultWastedShare() {
+    return ratio(faultTotal(Col.ORIGIN_WASTED_MS), faultTotal(Col.ORIGIN_BUSY_MS));
+  }
+
+  /**
+   * Little's law at the origin over the run: {L, λW}, where L is the mean of the number of attempts
+   * in the origin sampled at every tick and λW is the arrival rate of accepted attempts times their
+   * mean time in the origin. The two are measured independently; they agree within edge effects
+   * (attempts still in the origin when the run ends) and sampling noise.
+   */
+  double[] littlesLaw() {
+    double seconds = series.seconds();
+    long accepted = total(Col.ORIGIN_ACCEPTED);
+    double l = total(Col.ORIGIN_IN_SAMPLES) * scenario.tickMillis() / 1000.0 / seconds;
+    double w = accepted == 0 ? 0 : total(Col.ORIGIN_SOJOURN_MS) / 1000.0 / accepted;
+    return new double[] {l, accepted / seconds * w};
+  }
+
+  /**
+   * What users of the origin under test saw during the fault phases (as {@link #phaseUserSuccess}).
+   */
+  double faultUserSuccess() {
+    return ratio(faultTotal(Col.SICK_USER_OK), faultTotal(Col.SICK_OFFERED));
+  }
+
+  /** {@code col} per second over the fault phases. */
+  double faultRate(Col col) {
+    int secs = phaseEndSecond(faultLastPhase()) - phaseStartSecond(faultFirstPhase());
+    return secs <= 0 ? 0 : (double) faultTotal(col) / secs;
   }
 }

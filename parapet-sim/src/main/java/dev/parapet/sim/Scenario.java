@@ -10,8 +10,9 @@ import java.util.List;
  * requests per second offered. A share {@code sickShare} of requests goes to the origin whose
  * {@link OriginPhase timeline} is played; the rest are served by a healthy origin (or cache) with
  * {@code healthyMedianMillis} latency and share the same workers, which is how a sick origin hurts
- * healthy traffic. The sick origin serves {@code capacityRps} attempts per second well; above that
- * its latency grows in proportion to the load (0 means unlimited).
+ * healthy traffic. The sick origin has {@code capacity} (workers and an accept queue, see {@link
+ * Origin}); the edge's {@code cache} answers a share of the sick origin's requests and serves stale
+ * copies of some of the rest when they fail.
  */
 record Scenario(
     String name,
@@ -22,7 +23,8 @@ record Scenario(
     double ratePerServer,
     double sickShare,
     double healthyMedianMillis,
-    double capacityRps,
+    OriginCapacity capacity,
+    EdgeCache cache,
     double slowThresholdMillis,
     int tickMillis,
     List<OriginPhase> timeline,
@@ -59,6 +61,14 @@ record Scenario(
   }
 
   /**
+   * What the origin serves per second with every worker busy in phase {@code i}: workers ÷ mean
+   * service time; 0 when its workers are unlimited.
+   */
+  double capacityRps(int i) {
+    return capacity.limited() ? capacity.workers() * 1000.0 / timeline.get(i).meanMillis() : 0;
+  }
+
+  /**
    * The same fleet with per-server rate, workers and origin capacity multiplied by {@code factor}
    * (ratios, latencies and the timeline unchanged): for quick runs and tests.
    */
@@ -75,7 +85,8 @@ record Scenario(
         ratePerServer * factor,
         sickShare,
         healthyMedianMillis,
-        capacityRps * factor,
+        capacity.scaled(factor),
+        cache,
         slowThresholdMillis,
         tickMillis,
         timeline,
@@ -93,7 +104,8 @@ record Scenario(
         ratePerServer,
         sickShare,
         healthyMedianMillis,
-        capacityRps * newPops / pops,
+        capacity.scaled((double) newPops / pops),
+        cache,
         slowThresholdMillis,
         tickMillis,
         timeline,

@@ -37,7 +37,8 @@ final class ScenarioFile {
   static Scenario parse(String yaml, String source) throws ConfigException {
     List<String> errors = new ArrayList<>();
     YamlCursor root = new YamlCursor(readTree(yaml, source), "", errors);
-    root.allowOnly(Set.of("name", "description", "fleet", "traffic", "origin", "tick", "variants"));
+    root.allowOnly(
+        Set.of("name", "description", "fleet", "traffic", "cache", "origin", "tick", "variants"));
     String name = root.get("name").requiredText();
     String description = root.get("description").text("user scenario");
 
@@ -53,9 +54,16 @@ final class ScenarioFile {
     double sickShare = traffic.get("sick_share").rate(1.0, 0, 1);
     double healthyMedian = millis(traffic.get("healthy_median").duration(Duration.ofMillis(50)));
 
+    YamlCursor cacheNode = root.get("cache");
+    cacheNode.allowOnly(Set.of("hit_ratio", "stale_if_error"));
+    EdgeCache cache =
+        new EdgeCache(
+            cacheNode.get("hit_ratio").rate(0, 0, 1),
+            cacheNode.get("stale_if_error").rate(0, 0, 1));
+
     YamlCursor origin = root.get("origin");
-    origin.allowOnly(Set.of("capacity_rps", "slow_threshold", "timeline"));
-    double capacity = origin.get("capacity_rps").number(0, 0, 1e12);
+    origin.allowOnly(Set.of("workers", "queue", "abandoned", "slow_threshold", "timeline"));
+    OriginCapacity capacity = capacity(origin);
     double slow = millis(origin.get("slow_threshold").duration(Duration.ofMillis(500)));
     List<OriginPhase> timeline = new ArrayList<>();
     YamlCursor tl = origin.get("timeline");
@@ -63,16 +71,7 @@ final class ScenarioFile {
       tl.error("required (expected: a list of phases)");
     }
     for (YamlCursor p : tl.list()) {
-      p.allowOnly(Set.of("name", "duration", "median", "sigma", "error_rate", "hang_rate", "down"));
-      timeline.add(
-          new OriginPhase(
-              p.get("name").requiredText(),
-              millis(p.get("duration").duration(Duration.ofSeconds(10))) / 1000.0,
-              millis(p.get("median").duration(Duration.ofMillis(100))),
-              p.get("sigma").number(0.3, 0, 5),
-              p.get("error_rate").rate(0, 0, 1),
-              p.get("hang_rate").rate(0, 0, 1),
-              p.get("down").bool(false)));
+      timeline.add(phase(p));
     }
     if (tl.present() && timeline.isEmpty()) {
       tl.error("must not be empty");
@@ -161,10 +160,106 @@ final class ScenarioFile {
         sickShare,
         healthyMedian,
         capacity,
+        cache,
         slow,
         (int) tick.toMillis(),
         timeline,
         variants);
+  }
+
+  /** {@code origin: workers, queue, abandoned}: unlimited workers unless {@code workers} is set. */
+  private static OriginCapacity capacity(YamlCursor origin) {
+    YamlCursor w = origin.get("workers");
+    YamlCursor q = origin.get("queue");
+    YamlCursor a = origin.get("abandoned");
+    int workers = (int) w.integer(0, 0, 10_000_000);
+    int queue = OriginCapacity.UNBOUNDED;
+    if (q.present()) {
+      if (q.isText() && "unbounded".equals(q.text("unbounded"))) {
+        queue = OriginCapacity.UNBOUNDED;
+      } else {
+        queue = (int) q.integer(0, 0, 100_000_000);
+      }
+    }
+    String abandoned = a.text("drop");
+    boolean serve = false;
+    switch (abandoned) {
+      case "drop" -> serve = false;
+      case "serve" -> serve = true;
+      default -> a.error("must be drop or serve, was '" + abandoned + "'");
+    }
+    if (workers == 0) {
+      if (q.present()) {
+        q.error("needs workers (expected: origin.workers > 0 for a queue to form)");
+      }
+      if (a.present()) {
+        a.error("needs workers (expected: origin.workers > 0 for work to wait)");
+      }
+      return OriginCapacity.UNLIMITED;
+    }
+    return new OriginCapacity(workers, queue, serve);
+  }
+
+  /** One phase of the origin's timeline: its service-time distribution and its faults. */
+  private static OriginPhase phase(YamlCursor p) {
+    p.allowOnly(
+        Set.of(
+            "name",
+            "duration",
+            "distribution",
+            "median",
+            "mean",
+            "sigma",
+            "error_rate",
+            "hang_rate",
+            "down"));
+    String name = p.get("name").requiredText();
+    double seconds = millis(p.get("duration").duration(Duration.ofSeconds(10))) / 1000.0;
+    YamlCursor d = p.get("distribution");
+    String dist = d.text("lognormal");
+    OriginPhase.Distribution distribution = OriginPhase.Distribution.LOGNORMAL;
+    switch (dist) {
+      case "lognormal" -> distribution = OriginPhase.Distribution.LOGNORMAL;
+      case "exponential" -> distribution = OriginPhase.Distribution.EXPONENTIAL;
+      case "fixed" -> distribution = OriginPhase.Distribution.FIXED;
+      default -> d.error("must be one of lognormal, exponential, fixed, was '" + dist + "'");
+    }
+    YamlCursor median = p.get("median");
+    YamlCursor mean = p.get("mean");
+    YamlCursor sigma = p.get("sigma");
+    double time = 100;
+    switch (distribution) {
+      case LOGNORMAL -> {
+        if (mean.present()) {
+          mean.error("not for a log-normal service time (expected: median and sigma)");
+        }
+        time = millis(median.duration(Duration.ofMillis(100)));
+      }
+      case EXPONENTIAL -> {
+        if (median.present()) {
+          median.error("not for an exponential service time (expected: mean)");
+        }
+        time = millis(mean.duration(Duration.ofMillis(100)));
+      }
+      case FIXED -> {
+        if (median.present() && mean.present()) {
+          mean.error("a fixed service time takes median or mean, not both");
+        }
+        time = millis((mean.present() ? mean : median).duration(Duration.ofMillis(100)));
+      }
+    }
+    if (sigma.present() && distribution != OriginPhase.Distribution.LOGNORMAL) {
+      sigma.error("only for distribution: lognormal, was " + dist);
+    }
+    return new OriginPhase(
+        name,
+        seconds,
+        time,
+        sigma.number(0.3, 0, 5),
+        p.get("error_rate").rate(0, 0, 1),
+        p.get("hang_rate").rate(0, 0, 1),
+        p.get("down").bool(false),
+        distribution);
   }
 
   /** A breaker policy file: the proxy's {@code breaker:} block, at the top level or under it. */

@@ -20,6 +20,12 @@ final class Scenarios {
   static final String SYNCHRONIZED_PROBES = "synchronized-probes";
   static final String TIERED_TIMEOUTS = "tiered-timeouts";
 
+  /**
+   * retry-storm's fault: 1,000 workers serve 7,000 attempts/s when the mean service time is 1/7 s,
+   * a log-normal median of (1000 / 7) / e^(0.3² / 2) ms.
+   */
+  static final double FAULT_MEDIAN_MILLIS = 1000.0 / 7 / Math.exp(0.3 * 0.3 / 2);
+
   /** Name → scenario, in name order. */
   static Map<String, Scenario> builtIn() {
     Map<String, Scenario> m = new TreeMap<>();
@@ -39,20 +45,21 @@ final class Scenarios {
   static Scenario retryStorm() {
     return new Scenario(
         RETRY_STORM,
-        "10k rps, origin capacity 7k, 30% of attempts time out; one naive retry vs retry budget"
-            + " + breaker",
+        "10k rps of cache misses; the origin's capacity falls from 12k to 7k rps, then it goes"
+            + " down; one naive retry vs retry budget + breaker",
         10,
         1,
         5000,
-        1000,
+        2000,
         1.0,
         80,
-        7000,
+        new OriginCapacity(1000, 10_000, true),
+        new EdgeCache(0.5, 0.5),
         500,
         10,
         List.of(
             OriginPhase.healthy("healthy", 10, 80),
-            new OriginPhase("timeouts-30%", 40, 80, 0.3, 0, 0.3, false),
+            OriginPhase.healthy("capacity-7k", 40, FAULT_MEDIAN_MILLIS),
             OriginPhase.downFor(20),
             OriginPhase.healthy("recovery", 60, 80)),
         List.of(
@@ -82,7 +89,8 @@ final class Scenarios {
         100_000,
         1.0,
         120,
-        0,
+        OriginCapacity.UNLIMITED,
+        EdgeCache.NONE,
         500,
         10,
         List.of(
@@ -118,7 +126,8 @@ final class Scenarios {
         20,
         1.0,
         50,
-        0,
+        OriginCapacity.UNLIMITED,
+        EdgeCache.NONE,
         500,
         10,
         List.of(
@@ -148,7 +157,8 @@ final class Scenarios {
         1000,
         0.5,
         50,
-        0,
+        OriginCapacity.UNLIMITED,
+        EdgeCache.NONE,
         500,
         10,
         List.of(
@@ -203,10 +213,28 @@ final class Scenarios {
     String name = runs.get(0).scenario().name();
     switch (name) {
       case RETRY_STORM -> {
+        Scenario sc = runs.get(0).scenario();
         lines.add(
-            "seed 000: 10k rps, 30% timeouts, one naive retry -> 1 + 0.3 = 1.3x = 13k attempts/s"
-                + " against 7k capacity; a budget of 20% of active requests caps retries at 0.2/(1-0.2) = 25%"
-                + " of attempts, and the breaker stops attempts once the origin is down");
+            String.format(
+                Locale.ROOT,
+                "seed 000: %.0f misses/s at an origin that can serve %.0f/s: 30%% of them cannot be"
+                    + " answered in time, and one naive retry each makes 1.3x = 13k attempts/s"
+                    + " (more once retries fail too); a budget of 20%% of active requests caps"
+                    + " retries at 25%% of attempts, and the breaker stops attempts it sees fail",
+                sc.offeredRps() * sc.sickShare() * (1 - sc.cache().hitRatio()),
+                sc.capacityRps(1)));
+        for (RunResult r : runs) {
+          lines.add(
+              String.format(
+                  Locale.ROOT,
+                  "%s: origin goodput %.0f/s in %s (capacity %.0f/s), %.0f%% of its busy time"
+                      + " on answers no client received",
+                  r.variant().name(),
+                  r.phaseRate(Col.ORIGIN_OK, 1),
+                  sc.timeline().get(1).name(),
+                  sc.capacityRps(1),
+                  r.faultWastedShare() * 100));
+        }
       }
       case SLOW_ORIGIN -> {
         for (RunResult r : runs) {

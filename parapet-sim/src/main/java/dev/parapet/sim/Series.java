@@ -30,7 +30,16 @@ final class Series {
     SHED,
     LIMIT,
     HEDGES,
-    HEDGE_WINS;
+    HEDGE_WINS,
+    ORIGIN_ACCEPTED,
+    ORIGIN_REFUSED,
+    ORIGIN_DROPPED,
+    ORIGIN_BUSY_MS,
+    ORIGIN_WASTED_MS,
+    ORIGIN_SOJOURN_MS,
+    ORIGIN_IN_SAMPLES,
+    CACHE_HITS,
+    STALE_SERVED;
 
     String header() {
       return name().toLowerCase(java.util.Locale.ROOT);

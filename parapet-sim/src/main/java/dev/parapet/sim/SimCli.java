@@ -18,14 +18,19 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code parapet sim}: list, run and replay. Standard output carries only deterministic results
- * (the same seed prints the same bytes); timing goes to standard error.
+ * {@code parapet sim}: list, run, sweep and replay. Standard output carries only deterministic
+ * results (the same seed prints the same bytes); timing goes to standard error.
  */
 @Command(
     name = "sim",
     mixinStandardHelpOptions = true,
     description = "Deterministic fleet simulator running the real parapet-core policies.",
-    subcommands = {SimCli.ListCommand.class, SimCli.RunCommand.class, ReplayCommand.class})
+    subcommands = {
+      SimCli.ListCommand.class,
+      SimCli.RunCommand.class,
+      SweepCommand.class,
+      ReplayCommand.class
+    })
 public final class SimCli implements Callable<Integer> {
   @Spec CommandLine.Model.@Nullable CommandSpec spec;
 

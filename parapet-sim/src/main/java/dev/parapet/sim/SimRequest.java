@@ -106,7 +106,7 @@ final class SimRequest extends AttemptSequence<SimAttempt> {
     if (a.isProbe()) {
       series.add(sec, Col.PROBES, 1);
     }
-    long hold = sim.origin.draw(a);
+    long hold = sim.origin.draw(a, now);
     onSent(a, now);
     Wakeup w = sim.wakeups.obtain();
     w.request = this;

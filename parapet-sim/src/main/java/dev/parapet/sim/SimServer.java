@@ -48,6 +48,8 @@ final class SimServer {
   // Arrivals: fractional accumulators (all traffic, and the share that goes to the sick origin).
   double arrivals;
   double sickAcc;
+  // Fresh cache hits among them (an accumulator started half-way: no random draw).
+  double hitAcc = 0.5;
   int busy;
   // Healthy-route release apportionment, per release bin (see FleetSimulation.releaseHealthy).
   final double[] healthyCredit;

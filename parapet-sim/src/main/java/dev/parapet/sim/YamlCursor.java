@@ -88,6 +88,12 @@ final class YamlCursor {
     return out;
   }
 
+  /** Whether this node is a string (not a number, a mapping or a list). */
+  boolean isText() {
+    JsonNode n = node;
+    return n != null && n.isTextual();
+  }
+
   String text(String dflt) {
     JsonNode n = node;
     if (n == null || !present()) {

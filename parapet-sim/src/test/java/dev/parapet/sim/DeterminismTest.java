@@ -33,7 +33,7 @@ class DeterminismTest {
     assertThat(lines).hasSize(1 + 130);
     assertThat(lines[0]).startsWith("second,phase,offered,sick_offered,no_worker,attempts");
     assertThat(lines[1]).startsWith("0,healthy,");
-    assertThat(lines[11]).startsWith("10,timeouts-30%,");
+    assertThat(lines[11]).startsWith("10,capacity-7k,");
     assertThat(lines[61]).startsWith("60,down,");
     assertThat(lines[130]).startsWith("129,recovery,");
     assertThat(Report.csvFileName(runs.get(1))).isEqualTo("retry-storm-budget-breaker.csv");

@@ -71,13 +71,19 @@ class HtmlReportTest {
       List<String> first = seriesNames(panels.get(0));
       assertThat(first).isNotEmpty();
       assertThat(seriesNames(panels.get(1))).isEqualTo(first);
-      // Phases as bands: healthy, timeouts-30%, down, recovery.
+      // Phases as bands: healthy, capacity-7k, down, recovery.
       assertThat(elements(panels.get(0), SVG, "rect"))
           .filteredOn(r -> "band".equals(r.getAttribute("class")))
           .hasSize(4);
     }
     assertThat(seriesNames(firstPanel(svgs.get(0))))
-        .containsExactly("offered", "origin attempts", "retries", "good answers", "fast fails");
+        .containsExactly(
+            "offered",
+            "origin attempts",
+            "retries",
+            "good answers",
+            "fast fails",
+            "origin goodput");
   }
 
   @Test
@@ -126,6 +132,8 @@ class HtmlReportTest {
             .toList();
     assertThat(apiBands).isNotEmpty();
     assertThat(apiBands.get(0).getAttribute("fill")).isEqualTo("#f8c4bd");
+    // the share chart sets the log's failed share beside the share it would have rejected
+    assertThat(seriesNames(firstPanel(svgs.get(1)))).containsExactly("failed (%)", "would reject");
     Element stat = svgs.get(2);
     assertThat(elements(stat, SVG, "title").get(0).getTextContent()).isEqualTo("route /static");
     assertThat(elements(stat, SVG, "rect")).noneMatch(r -> "band".equals(r.getAttribute("class")));

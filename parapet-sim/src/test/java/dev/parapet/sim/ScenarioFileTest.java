@@ -2,6 +2,7 @@ package dev.parapet.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.parapet.core.breaker.Mode;
 import java.util.List;
@@ -15,8 +16,11 @@ class ScenarioFileTest {
       description: a 20 s brownout behind 2 PoPs
       fleet: {pops: 2, servers_per_pop: 2, workers_per_server: 400, rate_per_server: 200}
       traffic: {sick_share: 80%, healthy_median: 30ms}
+      cache: {hit_ratio: 30%, stale_if_error: 50%}
       origin:
-        capacity_rps: 1000
+        workers: 400
+        queue: 2000
+        abandoned: serve
         slow_threshold: 400ms
         timeline:
           - {name: healthy, duration: 5s, median: 60ms}
@@ -45,6 +49,8 @@ class ScenarioFileTest {
     assertThat(sc.variants().get(1).breaker()).isNotNull();
     assertThat(sc.variants().get(1).breaker().failureRate()).isEqualTo(0.4);
     assertThat(sc.variants().get(1).tierTimeoutsMillis()).containsExactly(8000L, 5000L, 3000L);
+    assertThat(sc.capacity()).isEqualTo(new OriginCapacity(400, 2000, true));
+    assertThat(sc.cache()).isEqualTo(new EdgeCache(0.3, 0.5));
 
     List<RunResult> runs = Scenarios.runAll(sc, 3);
     assertThat(runs.get(1).opens()).isPositive();
@@ -83,6 +89,64 @@ class ScenarioFileTest {
               .anyMatch(s -> s.startsWith("variants[0].breaker.failure_rate: must be in"))
               .anyMatch(s -> s.startsWith("variants[0].timeouts: must list 1 to 3"));
           assertThat(e.getMessage()).startsWith("bad.yaml: ");
+        });
+  }
+
+  @Test
+  void serviceTimeDistributionsAndCapacityAreRead() throws Exception {
+    String yaml =
+        """
+        name: x
+        origin:
+          workers: 8
+          timeline:
+            - {name: a, duration: 1s, distribution: exponential, mean: 40ms}
+            - {name: b, duration: 1s, distribution: fixed, median: 25ms}
+            - {name: c, duration: 1s, median: 100ms, sigma: 0.5}
+        variants: [{name: v}]
+        """;
+    Scenario sc = ScenarioFile.parse(yaml, "d.yaml");
+    assertThat(sc.timeline().get(0).distribution()).isEqualTo(OriginPhase.Distribution.EXPONENTIAL);
+    assertThat(sc.timeline().get(0).meanMillis()).isEqualTo(40.0);
+    assertThat(sc.timeline().get(1).distribution()).isEqualTo(OriginPhase.Distribution.FIXED);
+    assertThat(sc.timeline().get(1).meanMillis()).isEqualTo(25.0);
+    assertThat(sc.timeline().get(2).meanMillis()).isCloseTo(100 * Math.exp(0.125), within(1e-9));
+    // Unbounded queue and dropped abandoned work unless said otherwise.
+    assertThat(sc.capacity()).isEqualTo(new OriginCapacity(8, OriginCapacity.UNBOUNDED, false));
+    assertThat(sc.capacityRps(0)).isCloseTo(200.0, within(1e-9));
+    assertThat(sc.cache()).isEqualTo(EdgeCache.NONE);
+  }
+
+  @Test
+  void capacityAndCacheErrorsCarryThePath() {
+    String bad =
+        """
+        name: x
+        cache: {hit_ratio: 120%, stale: 1}
+        origin:
+          queue: 10
+          abandoned: later
+          capacity_rps: 7000
+          timeline:
+            - {name: a, distribution: gamma}
+            - {name: b, distribution: exponential, median: 10ms, sigma: 0.2}
+            - {name: c, mean: 10ms}
+        variants: [{name: v}]
+        """;
+    assertThatThrownBy(() -> ScenarioFile.parse(bad, "c.yaml"))
+        .isInstanceOf(ConfigException.class)
+        .satisfies(e -> {
+          List<String> errors = ((ConfigException) e).errors();
+          assertThat(errors)
+              .anyMatch(s -> s.startsWith("cache.hit_ratio: must be in [0%, 100%], was 120%"))
+              .anyMatch(s -> s.startsWith("cache.stale: unknown key"))
+              .anyMatch(s -> s.startsWith("origin.capacity_rps: unknown key"))
+              .anyMatch(s -> s.startsWith("origin.abandoned: must be drop or serve, was 'later'"))
+              .anyMatch(s -> s.startsWith("origin.queue: needs workers"))
+              .anyMatch(s -> s.startsWith("origin.timeline[0].distribution: must be one of"))
+              .anyMatch(s -> s.startsWith("origin.timeline[1].median: not for an exponential"))
+              .anyMatch(s -> s.startsWith("origin.timeline[1].sigma: only for distribution"))
+              .anyMatch(s -> s.startsWith("origin.timeline[2].mean: not for a log-normal"));
         });
   }
 

@@ -40,6 +40,43 @@ class SimCliTest {
   }
 
   @Test
+  void sweepPrintsOneRowPerValueAndRefusesAParameterTheVariantLacks() throws Exception {
+    Path html = dir.resolve("sweep.html");
+    assertThat(
+            run(
+                "sweep",
+                "retry-storm",
+                "--param",
+                "budget_ratio",
+                "--values",
+                "0.1,0.3",
+                "--seeds",
+                "2",
+                "--scale",
+                "0.05",
+                "--html",
+                html.toString()))
+        .isZero();
+    assertThat(out.toString())
+        .contains("sweep budget_ratio", "seeds 1..2", "10%", "30%", "wrote " + html);
+    assertThat(HtmlReportTest.parse(Files.readString(html)).getDocumentElement().getLocalName())
+        .isEqualTo("html");
+    assertThat(
+            run(
+                "sweep",
+                "retry-storm",
+                "--param",
+                "open_duration",
+                "--variant",
+                "naive retry",
+                "--scale",
+                "0.05"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--param open_duration : variant 'naive retry' has no breaker");
+  }
+
+  @Test
   void runWritesTheHtmlReportAndAStandaloneChartWhereAsked() throws Exception {
     Path html = dir.resolve("out/report.html");
     Path svg = dir.resolve("img/chart.svg");
@@ -125,6 +162,14 @@ class SimCliTest {
     assertThat(err.toString()).contains("failure_rate=150%");
     assertThat(run("replay", log.toString(), "--window", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--window : soon (expected: 5s, 500ms, 2m)");
+    assertThat(run("replay", log.toString(), "--policy", dir.resolve("none.yaml").toString()))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("none.yaml (expected: a readable YAML file)");
+    byte[] whole = Files.readAllBytes(log);
+    Path truncated = dir.resolve("truncated.log.gz");
+    Files.write(truncated, java.util.Arrays.copyOf(whole, whole.length / 2));
+    assertThat(run("replay", truncated.toString())).isEqualTo(2);
+    assertThat(err.toString()).contains("truncated.log.gz : ", "(expected: a complete log; read ");
     assertThat(run("replay", log.toString(), "--format", "apache")).isEqualTo(2);
     assertThat(err.toString())
         .contains("--format : apache (expected: auto, csv, json, nginx or envoy)");

@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  * than the grammar and knows neither RFC 850 nor asctime. The rules: IMF-fixdate {@code Sun, 06 Nov
  * 1994 08:49:37 GMT}, RFC 850 {@code Sunday, 06-Nov-94 08:49:37 GMT} (a two-digit year more than 50
  * years ahead means the previous century, RFC 9110 §5.6.7) and asctime {@code Sun Nov 6 08:49:37
- * 1994}; anything else is {@link #INVALID}. Day names, month names and {@code GMT} are matched
- * case-insensitively (RFC 9111 §4.2 asks caches to).
+ * 1994}; anything else is {@link #INVALID}. The grammar is case-sensitive ({@link #parse}); the
+ * cache uses {@link #parseAnyCase}, as RFC 9111 §4.2 asks of caches.
  */
 public final class HttpDate {
   /** Returned for a value that is not an HTTP-date. */
@@ -34,6 +34,19 @@ public final class HttpDate {
    * @param nowEpochMillis wall-clock time, used only to place RFC 850's two-digit year
    */
   public static long parse(@Nullable CharSequence s, long nowEpochMillis) {
+    return parse(s, nowEpochMillis, false);
+  }
+
+  /**
+   * As {@link #parse(CharSequence, long)}, with day names, month names and {@code GMT} matched
+   * case-insensitively, as RFC 9111 §4.2 asks of a cache ("although all date formats are specified
+   * to be case-sensitive, a cache recipient SHOULD match the field value case-insensitively").
+   */
+  public static long parseAnyCase(@Nullable CharSequence s, long nowEpochMillis) {
+    return parse(s, nowEpochMillis, true);
+  }
+
+  private static long parse(@Nullable CharSequence s, long nowEpochMillis, boolean anyCase) {
     if (s == null) {
       return INVALID;
     }
@@ -45,7 +58,7 @@ public final class HttpDate {
     while (to > from && (s.charAt(to - 1) == ' ' || s.charAt(to - 1) == '\t')) {
       to--;
     }
-    return parse(s, from, to, nowEpochMillis);
+    return parse(s, from, to, nowEpochMillis, anyCase);
   }
 
   /**
@@ -53,40 +66,50 @@ public final class HttpDate {
    * #INVALID}; allocation-free.
    */
   public static long parse(CharSequence s, int from, int to, long nowEpochMillis) {
+    return parse(s, from, to, nowEpochMillis, false);
+  }
+
+  private static long parse(
+      CharSequence s, int from, int to, long nowEpochMillis, boolean anyCase) {
     int len = to - from;
     if (len == 29 && s.charAt(from + 3) == ',') {
       // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-      if (dayName(s, from) < 0
+      if (dayName(s, from, anyCase) < 0
           || s.charAt(from + 4) != ' '
           || s.charAt(from + 7) != ' '
           || s.charAt(from + 11) != ' '
           || s.charAt(from + 16) != ' '
-          || !literal(s, from + 25, " GMT")) {
+          || !literal(s, from + 25, " GMT", anyCase)) {
         return INVALID;
       }
       return millis(
-          digits(s, from + 12, 4), month(s, from + 8), digits(s, from + 5, 2), time(s, from + 17));
+          digits(s, from + 12, 4),
+          month(s, from + 8, anyCase),
+          digits(s, from + 5, 2),
+          time(s, from + 17));
     }
     if (len == 24 && s.charAt(from + 3) == ' ') {
       // asctime: Sun Nov  6 08:49:37 1994
-      if (dayName(s, from) < 0
+      if (dayName(s, from, anyCase) < 0
           || s.charAt(from + 7) != ' '
           || s.charAt(from + 10) != ' '
           || s.charAt(from + 19) != ' ') {
         return INVALID;
       }
       int day = s.charAt(from + 8) == ' ' ? digits(s, from + 9, 1) : digits(s, from + 8, 2);
-      return millis(digits(s, from + 20, 4), month(s, from + 4), day, time(s, from + 11));
+      return millis(digits(s, from + 20, 4), month(s, from + 4, anyCase), day, time(s, from + 11));
     }
     for (String longDay : LONG_DAYS) {
       // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
       int n = longDay.length();
-      if (len == n + 24 && literal(s, from, longDay) && literal(s, from + n, ", ")) {
+      if (len == n + 24
+          && literal(s, from, longDay, anyCase)
+          && literal(s, from + n, ", ", anyCase)) {
         int p = from + n + 2;
         if (s.charAt(p + 2) != '-'
             || s.charAt(p + 6) != '-'
             || s.charAt(p + 9) != ' '
-            || !literal(s, p + 18, " GMT")) {
+            || !literal(s, p + 18, " GMT", anyCase)) {
           return INVALID;
         }
         int yy = digits(s, p + 7, 2);
@@ -98,7 +121,7 @@ public final class HttpDate {
         if (year > nowYear + 50) {
           year -= 100;
         }
-        return millis(year, month(s, p + 3), digits(s, p, 2), time(s, p + 10));
+        return millis(year, month(s, p + 3, anyCase), digits(s, p, 2), time(s, p + 10));
       }
     }
     return INVALID;
@@ -170,41 +193,37 @@ public final class HttpDate {
     return v;
   }
 
-  private static int month(CharSequence s, int p) {
-    return indexOf3(MONTHS, s, p) + 1;
+  private static int month(CharSequence s, int p, boolean anyCase) {
+    return indexOf3(MONTHS, s, p, anyCase) + 1;
   }
 
-  private static int dayName(CharSequence s, int p) {
-    return indexOf3(DAYS, s, p);
+  private static int dayName(CharSequence s, int p, boolean anyCase) {
+    return indexOf3(DAYS, s, p, anyCase);
   }
 
-  private static int indexOf3(String table, CharSequence s, int p) {
+  private static int indexOf3(String table, CharSequence s, int p, boolean anyCase) {
     for (int i = 0; i < table.length(); i += 3) {
-      if (same(table.charAt(i), s.charAt(p))
-          && same(table.charAt(i + 1), s.charAt(p + 1))
-          && same(table.charAt(i + 2), s.charAt(p + 2))) {
+      if (same(table.charAt(i), s.charAt(p), anyCase)
+          && same(table.charAt(i + 1), s.charAt(p + 1), anyCase)
+          && same(table.charAt(i + 2), s.charAt(p + 2), anyCase)) {
         return i / 3;
       }
     }
     return -1;
   }
 
-  private static boolean literal(CharSequence s, int p, String expected) {
+  private static boolean literal(CharSequence s, int p, String expected, boolean anyCase) {
     for (int i = 0; i < expected.length(); i++) {
-      if (!same(expected.charAt(i), s.charAt(p + i))) {
+      if (!same(expected.charAt(i), s.charAt(p + i), anyCase)) {
         return false;
       }
     }
     return true;
   }
 
-  /**
-   * ASCII letters compared case-insensitively: the grammar is case-sensitive, but RFC 9111 §4.2
-   * asks a cache to match dates case-insensitively, and nothing is gained by refusing {@code GMT}
-   * written {@code gmt} elsewhere.
-   */
-  private static boolean same(char expected, char c) {
-    return expected == c || (Character.isLetter(expected) && (expected ^ 0x20) == c);
+  /** Equal, or with {@code anyCase} the same ASCII letter in the other case. */
+  private static boolean same(char expected, char c, boolean anyCase) {
+    return expected == c || (anyCase && Character.isLetter(expected) && (expected ^ 0x20) == c);
   }
 
   private static int daysInMonth(int year, int month) {

@@ -30,10 +30,13 @@ class HttpDateTest {
   }
 
   @Test
-  void namesAreMatchedCaseInsensitivelyAsRfc9111AsksOfCaches() {
-    assertThat(HttpDate.parse("sun, 06 nov 1994 08:49:37 gmt", WALL)).isEqualTo(NOV_6_1994);
-    assertThat(HttpDate.parse("SUNDAY, 06-NOV-94 08:49:37 GMT", WALL)).isEqualTo(NOV_6_1994);
-    assertThat(HttpDate.parse("SUN NOV  6 08:49:37 1994", WALL)).isEqualTo(NOV_6_1994);
+  void parseAnyCaseMatchesNamesCaseInsensitivelyAsRfc9111AsksOfCaches() {
+    assertThat(HttpDate.parseAnyCase("sun, 06 nov 1994 08:49:37 gmt", WALL)).isEqualTo(NOV_6_1994);
+    assertThat(HttpDate.parseAnyCase("SUNDAY, 06-NOV-94 08:49:37 GMT", WALL)).isEqualTo(NOV_6_1994);
+    assertThat(HttpDate.parseAnyCase("SUN NOV  6 08:49:37 1994", WALL)).isEqualTo(NOV_6_1994);
+    assertThat(HttpDate.parse("sun, 06 nov 1994 08:49:37 gmt", WALL)).isEqualTo(HttpDate.INVALID);
+    assertThat(HttpDate.parseAnyCase("Sun, 06 Nov 1994 08:49:37 UTC", WALL))
+        .isEqualTo(HttpDate.INVALID);
   }
 
   @ParameterizedTest

@@ -87,8 +87,8 @@ record ByteRange(long first, long last) {
       String etag = entry.etag();
       return etag != null && Revalidation.strongEquals(v, etag);
     }
-    long date = HttpDate.parse(v, nowEpochMillis);
-    long modified = HttpDate.parse(entry.lastModified(), nowEpochMillis);
+    long date = HttpDate.parseAnyCase(v, nowEpochMillis);
+    long modified = HttpDate.parseAnyCase(entry.lastModified(), nowEpochMillis);
     return date != HttpDate.INVALID && modified != HttpDate.INVALID && date == modified;
   }
 

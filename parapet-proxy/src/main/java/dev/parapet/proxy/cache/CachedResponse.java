@@ -68,7 +68,7 @@ public final class CachedResponse {
     this.responseNanos = responseNanos;
     this.responseEpochMillis = responseEpochMillis;
     this.cacheControl = CacheControl.ofResponse(headers);
-    long date = HttpDate.parse(headers.get(HttpHeaderNames.DATE), responseEpochMillis);
+    long date = HttpDate.parseAnyCase(headers.get(HttpHeaderNames.DATE), responseEpochMillis);
     if (date == HttpDate.INVALID) {
       date = responseEpochMillis;
       headers.set(HttpHeaderNames.DATE, HttpDate.format(responseEpochMillis));

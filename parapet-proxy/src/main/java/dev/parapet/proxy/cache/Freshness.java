@@ -79,8 +79,8 @@ public final class Freshness {
     if (!heuristic.usesLastModified()) {
       return false;
     }
-    long lm = HttpDate.parse(headers.get(HttpHeaderNames.LAST_MODIFIED), nowEpochMillis);
-    long date = HttpDate.parse(headers.get(HttpHeaderNames.DATE), nowEpochMillis);
+    long lm = HttpDate.parseAnyCase(headers.get(HttpHeaderNames.LAST_MODIFIED), nowEpochMillis);
+    long date = HttpDate.parseAnyCase(headers.get(HttpHeaderNames.DATE), nowEpochMillis);
     if (date == HttpDate.INVALID) {
       date = nowEpochMillis;
     }
@@ -113,14 +113,14 @@ public final class Freshness {
       if (expires.size() > 1) {
         return 0; // two Expires: treat as stale (§4.2.1)
       }
-      long exp = HttpDate.parse(expires.get(0), nowEpochMillis);
+      long exp = HttpDate.parseAnyCase(expires.get(0), nowEpochMillis);
       if (exp == HttpDate.INVALID) {
         return 0; // invalid, including "0": a time in the past (§5.3)
       }
       return Math.max(0, exp - dateMillis) * NANOS_PER_MILLI;
     }
     if (isHeuristicallyCacheable(status) || cc.isPublic()) {
-      long lm = HttpDate.parse(headers.get(HttpHeaderNames.LAST_MODIFIED), nowEpochMillis);
+      long lm = HttpDate.parseAnyCase(headers.get(HttpHeaderNames.LAST_MODIFIED), nowEpochMillis);
       return heuristic.lifetimeNanos(dateMillis, lm);
     }
     return 0;

@@ -85,13 +85,14 @@ public final class Revalidation {
     if (ims == null) {
       return false;
     }
-    long since = HttpDate.parse(ims, nowEpochMillis);
+    long since = HttpDate.parseAnyCase(ims, nowEpochMillis);
     if (since == HttpDate.INVALID) {
       return false; // an invalid date is ignored (RFC 9110 §13.1.3)
     }
     String lm = entry.lastModified();
     long modified =
-        HttpDate.parse(lm != null ? lm : entry.headers().get(HttpHeaderNames.DATE), nowEpochMillis);
+        HttpDate.parseAnyCase(
+            lm != null ? lm : entry.headers().get(HttpHeaderNames.DATE), nowEpochMillis);
     return modified != HttpDate.INVALID && modified <= since;
   }
 

@@ -132,6 +132,13 @@ public final class OriginCommand implements Callable<Integer> {
       description = "Event-loop threads; 0 = Netty's default (default: ${DEFAULT-VALUE}).")
   int threads;
 
+  @Option(
+      names = "--workers",
+      description =
+          "Requests worked on at once across all connections, the rest wait in order; 0 = no"
+              + " limit (default: ${DEFAULT-VALUE}).")
+  int workers;
+
   /** The starting plan these flags describe; throws a ParameterException naming the flag. */
   public FaultPlan plan() {
     try {
@@ -188,7 +195,11 @@ public final class OriginCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           commandLine(), "--threads: expected a count >= 0, found " + threads);
     }
-    return new FaultOriginSettings(address, port, control, seed, threads);
+    if (workers < 0) {
+      throw new CommandLine.ParameterException(
+          commandLine(), "--workers: expected a count >= 0, found " + workers);
+    }
+    return new FaultOriginSettings(address, port, control, seed, threads, workers);
   }
 
   @Override

@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  *     deadline, forwarding headers, request id; from every other peer they are removed or replaced
  * @param origins the origin pools by name, in file order
  * @param routes in file order
+ * @param accessLog the access log file, or null
+ * @param tracing OpenTelemetry export; {@link TracingConfig#OFF} by default
  */
 public record ProxyConfig(
     String name,
@@ -30,7 +32,8 @@ public record ProxyConfig(
     CacheConfig cache,
     Map<String, OriginConfig> origins,
     List<RouteConfig> routes,
-    @Nullable Path accessLog) {
+    @Nullable Path accessLog,
+    TracingConfig tracing) {
 
   /** DESIGN.md's default name. */
   public static final String DEFAULT_NAME = "parapet";

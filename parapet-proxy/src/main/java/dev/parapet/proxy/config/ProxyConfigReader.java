@@ -30,7 +30,8 @@ final class ProxyConfigReader {
           "cache",
           "origins",
           "routes",
-          "access_log");
+          "access_log",
+          "tracing");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
   private final List<ConfigProblem> problems;
@@ -77,6 +78,8 @@ final class ProxyConfigReader {
     checks.unusedOrigins(origins, routes);
     Path accessLog =
         AccessLogConfigReader.read(r.mapping("access_log", AccessLogConfigReader.KEYS), baseDir);
+    TracingConfig tracing =
+        TracingConfigReader.read(r.mapping("tracing", TracingConfigReader.KEYS));
     return new ProxyConfig(
         name,
         listen,
@@ -88,6 +91,7 @@ final class ProxyConfigReader {
         cache,
         origins.configs(),
         routes,
-        accessLog);
+        accessLog,
+        tracing);
   }
 }

@@ -57,6 +57,10 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
   private @Nullable Pending pending;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private boolean answering;
+  // Whether this connection's request holds one of the origin's workers, and whether its answer's
+  // delay is running (the worker is then held even if the client leaves).
+  private boolean holdsWorker;
+  private boolean delaying;
 
   /** The parts of a request that the answer needs, kept while its body is drained. */
   private record Pending(
@@ -126,19 +130,58 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
     RandomSource random = origin.random();
     FaultOutcome outcome = behaviour.pick(random.nextDouble());
     origin.counters().outcome(outcome);
+    long delayNanos = outcome == FaultOutcome.HANG ? 0 : behaviour.latency().sampleNanos(random);
+    origin
+        .workers()
+        .acquire(
+            ctx.executor(), () -> work(ctx, request, behaviour, outcome, healthCheck, delayNanos));
+  }
+
+  /** With a worker: hang, or answer after the delay (held even if the client leaves meanwhile). */
+  private void work(
+      ChannelHandlerContext ctx,
+      Pending request,
+      Behaviour behaviour,
+      FaultOutcome outcome,
+      boolean healthCheck,
+      long delayNanos) {
+    holdsWorker = true;
     if (outcome == FaultOutcome.HANG) {
-      return; // reading stays off and nothing is written: the client waits until it gives up
+      // Reading stays off and nothing is written: the client waits until it gives up, and the
+      // worker is held until then.
+      if (!ctx.channel().isActive()) {
+        releaseWorker();
+      }
+      return;
     }
-    long delayNanos = behaviour.latency().sampleNanos(random);
     if (delayNanos <= 0) {
       answer(ctx, request, behaviour, outcome, healthCheck);
     } else {
+      delaying = true;
       ctx.executor()
           .schedule(
-              () -> answer(ctx, request, behaviour, outcome, healthCheck),
+              () -> {
+                delaying = false;
+                answer(ctx, request, behaviour, outcome, healthCheck);
+              },
               delayNanos,
               TimeUnit.NANOSECONDS);
     }
+  }
+
+  private void releaseWorker() {
+    if (holdsWorker) {
+      holdsWorker = false;
+      origin.workers().release();
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    if (!delaying) {
+      releaseWorker(); // a hang, or an answer cut short: the worker is free once the client left
+    }
+    super.channelInactive(ctx);
   }
 
   private void answer(
@@ -148,7 +191,8 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
       FaultOutcome outcome,
       boolean healthCheck) {
     if (!ctx.channel().isActive()) {
-      return; // the client gave up during the delay
+      releaseWorker(); // the client gave up during the delay; the work was done all the same
+      return;
     }
     switch (outcome) {
       case RESET -> reset(ctx);
@@ -257,6 +301,7 @@ final class FaultHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void afterAnswer(ChannelHandlerContext ctx, boolean keepOpen) {
+    releaseWorker();
     if (!keepOpen) {
       waiting.clear();
       ctx.close();

@@ -50,6 +50,7 @@ public final class FaultOrigin implements AutoCloseable {
   private static final int CONTROL_MAX_BODY = 1 << 20;
 
   private final FaultOriginSettings settings;
+  private final WorkerPool workers;
   private final FaultPlan initialPlan;
   private final RandomSource random;
   private final OriginCounters counters = new OriginCounters();
@@ -73,6 +74,7 @@ public final class FaultOrigin implements AutoCloseable {
     this.plan = initialPlan;
     Long seed = settings.seed();
     this.random = seed == null ? RandomSource.threadLocal() : RandomSource.seeded(seed);
+    this.workers = new WorkerPool(settings.workers());
     this.transport = Transport.preferred();
     this.group =
         new MultiThreadIoEventLoopGroup(
@@ -243,6 +245,10 @@ public final class FaultOrigin implements AutoCloseable {
 
   OriginCounters counters() {
     return counters;
+  }
+
+  WorkerPool workers() {
+    return workers;
   }
 
   /**

@@ -12,9 +12,11 @@ import org.jspecify.annotations.Nullable;
  *     #NO_CONTROL}
  * @param seed seed of the random draws (outcomes, latency samples), or null for unseeded
  * @param ioThreads event-loop threads, 0 for Netty's default (twice the cores)
+ * @param workers requests worked on at once across all connections, the rest waiting in order; 0
+ *     for no limit (see {@link WorkerPool})
  */
 public record FaultOriginSettings(
-    InetAddress bind, int port, int controlPort, @Nullable Long seed, int ioThreads) {
+    InetAddress bind, int port, int controlPort, @Nullable Long seed, int ioThreads, int workers) {
 
   /** {@link #controlPort} value for an origin without a control endpoint. */
   public static final int NO_CONTROL = -1;
@@ -30,6 +32,15 @@ public record FaultOriginSettings(
     if (ioThreads < 0) {
       throw new IllegalArgumentException("ioThreads : " + ioThreads + " (expected: >= 0)");
     }
+    if (workers < 0) {
+      throw new IllegalArgumentException("workers : " + workers + " (expected: >= 0)");
+    }
+  }
+
+  /** Settings without a worker limit. */
+  public FaultOriginSettings(
+      InetAddress bind, int port, int controlPort, @Nullable Long seed, int ioThreads) {
+    this(bind, port, controlPort, seed, ioThreads, 0);
   }
 
   /** 127.0.0.1, ephemeral port, no control endpoint, unseeded, one event-loop thread: for tests. */
@@ -38,22 +49,26 @@ public record FaultOriginSettings(
   }
 
   public FaultOriginSettings withBind(InetAddress bind) {
-    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads);
+    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads, workers);
   }
 
   public FaultOriginSettings withPort(int port) {
-    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads);
+    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads, workers);
   }
 
   public FaultOriginSettings withControlPort(int controlPort) {
-    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads);
+    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads, workers);
   }
 
   public FaultOriginSettings withSeed(@Nullable Long seed) {
-    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads);
+    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads, workers);
   }
 
   public FaultOriginSettings withIoThreads(int ioThreads) {
-    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads);
+    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads, workers);
+  }
+
+  public FaultOriginSettings withWorkers(int workers) {
+    return new FaultOriginSettings(bind, port, controlPort, seed, ioThreads, workers);
   }
 }

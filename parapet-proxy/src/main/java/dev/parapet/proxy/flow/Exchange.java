@@ -27,6 +27,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.opentelemetry.api.trace.Span;
 import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -135,6 +136,15 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   @Override
   protected void startAttempt(UpstreamAttempt a, long now) {
     flow.attemptStarted(attempts());
+    if (flow.span() != null) {
+      a.span(
+          px.tracing.startAttempt(
+              flow.span(),
+              a.kind().name().toLowerCase(Locale.ROOT),
+              a.pool().name(),
+              a.host().id(),
+              a.requireBreaker().state().name()));
+    }
     if (!a.start(loop, AttemptDeadlines.of(loop, px.ticker), now)) {
       onAttemptFailed(a, null, now);
     }
@@ -143,6 +153,11 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   @Override
   protected void releaseAttempt(UpstreamAttempt a, boolean complete) {
     a.release(complete && a.originKeepAlive() && outbound.complete());
+    Span span = a.span();
+    if (span != null) {
+      a.span(null);
+      span.end();
+    }
   }
 
   @Override
@@ -152,6 +167,10 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
       px.metrics.failureSeen(b.key(), now); // before the permit completes: it may trip the breaker
     }
     a.pool().onAttemptOutcome(a.host(), o, latencyNanos, now);
+    Span span = a.span();
+    if (span != null) {
+      span.setAttribute(Tracing.OUTCOME, o.name());
+    }
     px.metrics.attempt(a.pool().name(), o);
     if (a.isProbe()) {
       px.metrics.probe(b, o);
@@ -324,7 +343,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
   @Override
   public void onConnected(UpstreamAttempt a, Channel origin) {
     long now = px.ticker.read();
-    outbound.sendTo(origin, usableNanos(now), down);
+    outbound.sendTo(origin, usableNanos(now), down, a.span());
     onSent(a, now);
   }
 
@@ -342,6 +361,10 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
       return;
     }
     responseStatus = code;
+    Span span = a.span();
+    if (span != null) {
+      span.setAttribute(Tracing.STATUS, (long) code);
+    }
     ForwardedHeaders.stripHopByHop(head.headers());
     down.head(head, fallbackNote(a));
   }

@@ -15,6 +15,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.opentelemetry.api.trace.Span;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -72,10 +73,10 @@ final class OutboundRequest {
   }
 
   /** Writes the request for an attempt on {@code ch}: the head, then the body or what is held. */
-  void sendTo(Channel ch, long usableNanos, Downstream client) {
+  void sendTo(Channel ch, long usableNanos, Downstream client, @Nullable Span span) {
     // Void promises: no future object per write; a failed write reaches the origin connection's
     // exceptionCaught, which ends the attempt.
-    ch.write(head(usableNanos), ch.voidPromise());
+    ch.write(head(usableNanos, span), ch.voidPromise());
     if (replayable) {
       ch.write(LastHttpContent.EMPTY_LAST_CONTENT, ch.voidPromise());
     } else {
@@ -143,8 +144,11 @@ final class OutboundRequest {
     target = null;
   }
 
-  /** The request head for an attempt: rewritten in place once, its deadline set each time. */
-  private HttpRequest head(long usableNanos) {
+  /**
+   * The request head for an attempt: rewritten in place once, its deadline (and, when traced, its
+   * {@code traceparent}) set each time.
+   */
+  private HttpRequest head(long usableNanos, @Nullable Span span) {
     HttpRequest fwd = request;
     if (!rewritten) {
       rewritten = true;
@@ -165,6 +169,9 @@ final class OutboundRequest {
       h.set(X_FORWARDED_PROTO, HTTP);
     }
     fwd.headers().set(DEADLINE, DeadlineHeader.format(usableNanos));
+    if (span != null) {
+      Tracing.inject(span, fwd.headers());
+    }
     return fwd;
   }
 }

@@ -63,6 +63,9 @@ public final class ProxyContext {
   /** Request ids: the core's numbers and the {@code X-Request-Id} texts (across reloads). */
   final RequestIds requestIds;
 
+  /** Spans of requests and attempts ({@link Tracing#OFF} unless configured). */
+  final Tracing tracing;
+
   /** This proxy's {@code Via} member ({@code 1.1 NAME}), made once per configuration. */
   final AsciiString viaMember;
 
@@ -99,6 +102,7 @@ public final class ProxyContext {
     this.incident = b.incident;
     this.accessLog = b.accessLog;
     this.requestIds = b.requestIds != null ? b.requestIds : new RequestIds(b.random);
+    this.tracing = b.tracing;
     this.priorities = new Priorities(settings.admission().priority());
     this.trustedPeers = new TrustedPeers(settings.trustedProxies());
     this.deadlines = new DeadlinePolicy(settings.reserve(), settings.minUseful());
@@ -295,6 +299,7 @@ public final class ProxyContext {
     private EdgeCache cache;
     private @Nullable AccessLog accessLog;
     private @Nullable RequestIds requestIds;
+    private Tracing tracing = Tracing.OFF;
 
     private Builder(ProxySettings settings, ProxyMetrics metrics) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -343,6 +348,12 @@ public final class ProxyContext {
     /** One JSON line per request, or null for none. */
     public Builder accessLog(@Nullable AccessLog accessLog) {
       this.accessLog = accessLog;
+      return this;
+    }
+
+    /** Tracing of requests and attempts; off when unset. */
+    public Builder tracing(Tracing tracing) {
+      this.tracing = tracing;
       return this;
     }
 

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.opentelemetry.api.trace.Span;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +80,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
   private final long requestId;
   private String requestIdText;
   private boolean adoptedId;
+  private @Nullable Span span;
   private Downstream down;
   private State state = State.NEW;
   private @Nullable String host;
@@ -163,6 +165,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
       ForwardedHeaders.stripInternalSignals(request.headers(), px.priorities.header());
     }
     identify();
+    if (px.tracing.enabled()) {
+      span =
+          px.tracing.startRequest(
+              request.headers(), from.trustedBy(px.trustedPeers), method, path, requestIdText);
+    }
     Route r = px.routes.match(host, path);
     if (r == null) {
       fail(ProxyError.NO_ROUTE, "no route for this host and path");
@@ -544,6 +551,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
       adoptedId = false;
       px.requestIds.release(requestId);
     }
+    Span s = span;
+    if (s != null) {
+      span = null;
+      Tracing.endRequest(s, route == null ? null : routeLabel(), status, error);
+    }
     AccessLog log = px.accessLog;
     if (log != null && !background) {
       log.record(
@@ -602,6 +614,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
 
   // ---------------------------------------------------------------------------------------------
   // What the exchange reads
+
+  /** The request's span while it is traced, else null. */
+  @Nullable Span span() {
+    return span;
+  }
 
   /** The core's number for this request (breaker permits, transition events). */
   long requestId() {

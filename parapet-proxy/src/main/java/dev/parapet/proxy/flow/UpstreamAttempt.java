@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
+import io.opentelemetry.api.trace.Span;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnection.Listener {
+  private @Nullable Span span;
   private final OriginPool pool;
   private final HostPool host;
   private final AttemptListener listener;
@@ -70,6 +72,15 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
     this.pool = pool;
     this.host = host;
     this.listener = listener;
+  }
+
+  /** The attempt's span while traced, else null. */
+  @Nullable Span span() {
+    return span;
+  }
+
+  void span(@Nullable Span s) {
+    this.span = s;
   }
 
   OriginPool pool() {

@@ -24,7 +24,9 @@ import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.OriginConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
+import dev.parapet.proxy.config.TracingConfig;
 import dev.parapet.proxy.flow.ProxySettings;
+import dev.parapet.proxy.flow.Tracing;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
@@ -109,6 +111,7 @@ public final class ProxyRuntime implements AutoCloseable {
             .overload(OverloadMonitor.ofJvm(OverloadMonitor.thresholds(config.overload()), ticker))
             .transport(transport)
             .accessLog(config.accessLog())
+            .tracing(tracing(config))
             .build();
     proxy.start();
     AdminServer admin;
@@ -178,6 +181,9 @@ public final class ProxyRuntime implements AutoCloseable {
       if (!next.admin().equals(started.admin())) {
         return new Result(409, "admin changed: needs a restart; nothing changed", List.of());
       }
+      if (!next.tracing().equals(started.tracing())) {
+        return new Result(409, "tracing changed: needs a restart; nothing changed", List.of());
+      }
       try {
         List<OriginSettings> origins = origins(next, ticker.read());
         ProxyServer.Reconfigured r =
@@ -213,6 +219,17 @@ public final class ProxyRuntime implements AutoCloseable {
           "admin.token_file : " + file + " is empty (expected: the bearer token)");
     }
     return token;
+  }
+
+  /** OTLP export when {@code tracing.otlp_endpoint} is set, else {@link Tracing#OFF}. */
+  static Tracing tracing(ProxyConfig c) {
+    TracingConfig t = c.tracing();
+    java.net.URI endpoint = t.endpoint();
+    if (endpoint == null) {
+      return Tracing.OFF;
+    }
+    String service = t.serviceName();
+    return Tracing.otlp(endpoint.toString(), t.sample(), service != null ? service : c.name());
   }
 
   static InetSocketAddress address(HostPort hp) {

@@ -21,6 +21,7 @@ import dev.parapet.proxy.flow.IncidentMode;
 import dev.parapet.proxy.flow.ProxyContext;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.flow.RequestIds;
+import dev.parapet.proxy.flow.Tracing;
 import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.http1.ClientCodec;
 import dev.parapet.proxy.metrics.ProxyMetrics;
@@ -79,6 +80,7 @@ public final class ProxyServer implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile ProxyContext context;
   private final RequestIds requestIds;
+  private final Tracing tracing;
 
   /** The routes in force, kept so an incident can rebuild the breakers over the same pools. */
   private List<Route> routes;
@@ -102,6 +104,7 @@ public final class ProxyServer implements AutoCloseable {
     }
     this.metrics = new ProxyMetrics(List.of(), List.of(), reasons, ticker);
     this.requestIds = new RequestIds(random);
+    this.tracing = b.tracing;
     this.listeners =
         new BreakerListeners(new BreakerEventLog(settings.name(), ticker, requestIds), metrics);
     // Shed counters exist from the start (at zero): a dashboard shows "0 shed", not "no data".
@@ -150,6 +153,7 @@ public final class ProxyServer implements AutoCloseable {
     private OverloadMonitor overload = OverloadMonitor.disabled();
     private Transport transport = Transport.preferred();
     private @Nullable Path accessLog;
+    private Tracing tracing = Tracing.OFF;
 
     private Builder(ProxySettings settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -197,6 +201,12 @@ public final class ProxyServer implements AutoCloseable {
     /** The sockets' transport (io_uring, epoll or NIO), for the listener and the origin pools. */
     public Builder transport(Transport transport) {
       this.transport = Objects.requireNonNull(transport, "transport");
+      return this;
+    }
+
+    /** Spans of requests and attempts (a change needs a restart); off when unset. */
+    public Builder tracing(Tracing tracing) {
+      this.tracing = Objects.requireNonNull(tracing, "tracing");
       return this;
     }
 
@@ -444,6 +454,7 @@ public final class ProxyServer implements AutoCloseable {
             .cache(cache)
             .accessLog(accessLog)
             .requestIds(requestIds)
+            .tracing(tracing)
             .build();
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
@@ -646,5 +657,6 @@ public final class ProxyServer implements AutoCloseable {
     if (log != null) {
       log.close();
     }
+    tracing.close(); // flushes the spans still batched
   }
 }

@@ -150,6 +150,15 @@ class PermittedStaleTest {
   }
 
   @Test
+  void datesAreReadCaseInsensitively() {
+    String expires = HttpDate.format(WALL + 60_000).toLowerCase(java.util.Locale.ROOT);
+    HttpHeaders h = headers("Date", HttpDate.format(WALL).toUpperCase(java.util.Locale.ROOT));
+    h.set("Expires", expires);
+    CachedResponse e = CachedResponse.of(200, h, new byte[0], headers(), T0, T0, WALL, 0);
+    assertThat(e.lifetimeNanos()).isEqualTo(60 * SECOND);
+  }
+
+  @Test
   void aHeuristicallyFreshResponseIsStorableAndAFutureLastModifiedIsNot() {
     HttpHeaders old =
         headers(

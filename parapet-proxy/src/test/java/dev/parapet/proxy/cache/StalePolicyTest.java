@@ -15,7 +15,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** RFC 5861 stale-while-revalidate / stale-if-error, RFC 9111 §4.2.4 and §5.2.2.2. */
 class StalePolicyTest {
-  /** The defaults of DESIGN.md: cache.stale_while_revalidate 60 s, cache.stale_if_error 300 s. */
+  /**
+   * Operator windows on every trigger: stale_while_revalidate 60 s, stale_if_error 300 s (the
+   * defaults are in PermittedStaleTest).
+   */
   private final StalePolicy policy =
       new StalePolicy(Duration.ofSeconds(60), Duration.ofSeconds(300));
 

@@ -97,6 +97,17 @@ class DocumentedKeysTest {
     rows.add(row("cache.stale_if_error_on", "[timeout, 5xx]", "[sometimes]"));
     rows.add(row("cache.stale_while_revalidate", "5s", "x"));
     rows.add(row("cache.heuristic", "{fraction: 5%, max: 1h}", "{fraction: 200%}"));
+    rows.add(row("tracing.otlp_endpoint", "'http://127.0.0.1:4318/v1/traces'", "'ftp://x'"));
+    rows.add(
+        new Row(
+            "tracing.sample",
+            Map.of("tracing.sample", "10%", "tracing.otlp_endpoint", "'http://127.0.0.1:4318/'"),
+            "200%"));
+    rows.add(
+        new Row(
+            "tracing.service_name",
+            Map.of("tracing.service_name", "edge-a", "tracing.otlp_endpoint", "'http://h:1/'"),
+            "''"));
     // origins.NAME
     rows.add(row(o + "hosts", "[127.0.0.1:9005]", "[nowhere]"));
     rows.add(row(o + "balancer", "round_robin", "random"));

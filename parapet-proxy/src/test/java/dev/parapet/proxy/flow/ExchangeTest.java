@@ -71,7 +71,7 @@ class ExchangeTest {
                     "/hang", Behaviour.builder().hangRate(1.0).build(),
                     "/mid", Behaviour.builder().bodySize(256 * 1024).midBodyResetRate(1.0).build(),
                     "/reset", Behaviour.builder().resetRate(1.0).build())));
-    px = context(1);
+    px = context(1, Duration.ofSeconds(5));
   }
 
   @AfterEach
@@ -81,14 +81,18 @@ class ExchangeTest {
     origin.close();
   }
 
-  private ProxyContext context(int maxRequests) {
+  /**
+   * A context whose pool takes {@code maxRequests} at once and gives each attempt {@code timeout}:
+   * 5 s unless a test is about the timeout, so a loaded machine's slow answer is not a timeout.
+   */
+  private ProxyContext context(int maxRequests, Duration timeout) {
     OriginSettings d = OriginSettings.defaults("o", List.of(origin.address()));
     OriginSettings s =
         new OriginSettings(
                 "o",
                 d.hosts(),
                 Duration.ofMillis(500),
-                Duration.ofSeconds(1),
+                timeout,
                 d.maxConnections(),
                 d.maxPending(),
                 maxRequests,
@@ -171,6 +175,7 @@ class ExchangeTest {
 
   @Test
   void anAttemptThatTimesOutIsAnsweredHereAndCountsAgainstTheOrigin() throws Exception {
+    px = context(1, Duration.ofSeconds(1));
     RecordingDownstream down = get("/hang");
 
     assertThat(end(down)).isEqualTo("error RESPONSE_TIMEOUT 504");

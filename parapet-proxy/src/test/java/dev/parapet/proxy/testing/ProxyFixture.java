@@ -327,6 +327,8 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
 
     private ProxySpec() {}
 
+    private dev.parapet.proxy.flow.@Nullable Tracing tracing;
+
     public ProxySpec name(String name) {
       this.name = name;
       return this;
@@ -389,6 +391,11 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       return this;
     }
 
+    public ProxySpec tracing(dev.parapet.proxy.flow.Tracing tracing) {
+      this.tracing = tracing;
+      return this;
+    }
+
     public ProxySpec accessLog(Path file) {
       this.accessLog = file;
       return this;
@@ -413,6 +420,9 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       }
       if (accessLog != null) {
         b.accessLog(accessLog);
+      }
+      if (tracing != null) {
+        b.tracing(tracing);
       }
       ProxyServer p = b.build();
       closeLater(p);

@@ -76,21 +76,28 @@ final class JsonLineParser extends LineParser {
       i = value(b, skipSpaces(b, i + 1, to), to, from);
       int vf = valueFrom;
       int vt = valueTo;
-      if (is(b, keyFrom, keyTo, TIME)) {
-        time = Scan.time(b, vf, vt);
-        found |= 1;
-      } else if (is(b, keyFrom, keyTo, ROUTE)) {
-        route = valueEscaped ? unescapedRoute(b, vf, vt) : routes.id(b, vf, vt);
-        found |= 2;
-      } else if (is(b, keyFrom, keyTo, STATUS)) {
-        status = CsvLineParser.status(b, vf, vt);
-        found |= 4;
-      } else if (is(b, keyFrom, keyTo, LATENCY_MS) || is(b, keyFrom, keyTo, LATENCY)) {
-        latencyNanos = Scan.decimal(b, vf, vt, 1_000_000L, "latency_ms");
-        found |= 8;
-      } else if (is(b, keyFrom, keyTo, ERROR)) {
-        errorSeen = true;
-        error(b, vf, vt);
+      switch (key(b, keyFrom, keyTo)) {
+        case 1 -> {
+          time = Scan.time(b, vf, vt);
+          found |= 1;
+        }
+        case 2 -> {
+          route = valueEscaped ? unescapedRoute(b, vf, vt) : routes.id(b, vf, vt);
+          found |= 2;
+        }
+        case 3 -> {
+          status = CsvLineParser.status(b, vf, vt);
+          found |= 4;
+        }
+        case 4 -> {
+          latencyNanos = Scan.decimal(b, vf, vt, 1_000_000L, "latency_ms");
+          found |= 8;
+        }
+        case 5 -> {
+          errorSeen = true;
+          error(b, vf, vt);
+        }
+        default -> {}
       }
       i = skipSpaces(b, i, to);
       if (i < to && b[i] == ',') {
@@ -108,6 +115,18 @@ final class JsonLineParser extends LineParser {
       outcome = outcome(Outcome.CLIENT_CANCELLED);
     }
     return true;
+  }
+
+  /** 1 time, 2 route, 3 status, 4 latency, 5 error, 0 any other key: by length first. */
+  private static int key(byte[] b, int from, int to) {
+    return switch (to - from) {
+      case 4 -> is(b, from, to, TIME) ? 1 : 0;
+      case 5 -> is(b, from, to, ROUTE) ? 2 : is(b, from, to, ERROR) ? 5 : 0;
+      case 6 -> is(b, from, to, STATUS) ? 3 : 0;
+      case 7 -> is(b, from, to, LATENCY) ? 4 : 0;
+      case 10 -> is(b, from, to, LATENCY_MS) ? 4 : 0;
+      default -> 0;
+    };
   }
 
   private void error(byte[] b, int from, int to) {
@@ -187,7 +206,15 @@ final class JsonLineParser extends LineParser {
   }
 
   private static boolean is(byte[] b, int from, int to, byte[] key) {
-    return java.util.Arrays.equals(b, from, to, key, 0, key.length);
+    if (to - from != key.length) {
+      return false;
+    }
+    for (int i = 0; i < key.length; i++) {
+      if (b[from + i] != key[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean any(byte[] b, int from, int to, byte[][] names) {

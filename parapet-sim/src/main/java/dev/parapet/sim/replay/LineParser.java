@@ -72,11 +72,21 @@ abstract class LineParser {
 
   /**
    * The route of a request path: its first {@code depth} segments without the query ({@code
-   * /api/users/7?x=1} is {@code /api} at depth 1); the path itself when shorter.
+   * /api/users/7?x=1} is {@code /api} at depth 1); the path itself when shorter. An absolute-form
+   * target ({@code http://host/api/...}) is read from its path; anything else that is no path (a
+   * TLS handshake sent to a plain-text port, {@code *}) is the route {@code -}, so garbage cannot
+   * fill the route table.
    */
   final int routeOfPath(byte[] b, int from, int to, int depth) {
+    if (from < to && b[from] != '/') {
+      int scheme = indexOf(b, from, to, (byte) ':');
+      if (scheme > from && scheme + 2 < to && b[scheme + 1] == '/' && b[scheme + 2] == '/') {
+        int path = indexOf(b, scheme + 3, to, (byte) '/');
+        from = path < 0 ? to : path;
+      }
+    }
     if (from >= to || b[from] != '/') {
-      return routes.id(b, from, to);
+      return routes.id(NO_PATH, 0, 1);
     }
     int seen = 0;
     for (int i = from + 1; i < to; i++) {
@@ -90,4 +100,6 @@ abstract class LineParser {
     }
     return routes.id(b, from, to);
   }
+
+  private static final byte[] NO_PATH = {'-'};
 }

@@ -3,6 +3,9 @@ package dev.parapet.sim.replay;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -12,6 +15,8 @@ import java.util.Arrays;
  * to {@link #MAX_LINE} bytes.
  */
 final class LineReader implements Closeable {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   static final int MAX_LINE = 1 << 20;
 
   private final InputStream in;
@@ -37,12 +42,10 @@ final class LineReader implements Closeable {
   /** Moves to the next line; false at the end of the input. */
   boolean next() throws IOException {
     for (; ; ) {
-      byte[] b = buf;
-      for (int i = scan; i < limit; i++) {
-        if (b[i] == '\n') {
-          take(i, i + 1);
-          return true;
-        }
+      int nl = newline(buf, scan, limit);
+      if (nl >= 0) {
+        take(nl, nl + 1);
+        return true;
       }
       scan = limit;
       if (eof) {
@@ -54,6 +57,27 @@ final class LineReader implements Closeable {
       }
       fill();
     }
+  }
+
+  /**
+   * The first newline in {@code b[from, to)}, or -1: eight bytes at a time (the "has zero byte"
+   * trick on the bytes xor '\n'; its lowest set bit is exact), then byte by byte at the end.
+   */
+  static int newline(byte[] b, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long x = (long) LONGS.get(b, i) ^ 0x0A0A0A0A0A0A0A0AL;
+      long t = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
+      if (t != 0) {
+        return i + (Long.numberOfTrailingZeros(t) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
+      if (b[i] == '\n') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private void take(int lineEnd, int nextPos) {

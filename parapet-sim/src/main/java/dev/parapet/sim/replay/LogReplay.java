@@ -189,6 +189,22 @@ public final class LogReplay {
   }
 
   private void read(LogSource source) throws IOException {
+    try {
+      readLines(source);
+    } catch (IOException e) {
+      // a truncated or corrupt file: name it and the line reached
+      throw new IOException(
+          source.name()
+              + " : "
+              + e.getMessage()
+              + " (expected: a complete log; read "
+              + lines
+              + " lines)",
+          e);
+    }
+  }
+
+  private void readLines(LogSource source) throws IOException {
     InputStream raw = source.open();
     try (LineReader in = new LineReader(raw)) {
       LineParser p = null;

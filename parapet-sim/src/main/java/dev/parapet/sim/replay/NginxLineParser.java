@@ -77,7 +77,7 @@ final class NginxLineParser extends LineParser {
   static int requestRoute(LineParser p, byte[] b, int from, int to, int depth) {
     int sp = indexOf(b, from, to, (byte) ' ');
     if (sp < 0) {
-      return p.routes.id(b, from, to);
+      return p.routeOfPath(b, to, to, depth); // no path: "-"
     }
     int pathFrom = sp + 1;
     int pathTo = indexOf(b, pathFrom, to, (byte) ' ');

@@ -87,6 +87,14 @@ class LogFormatsTest {
     assertThat(routes.name(p.route)).isEqualTo("/static");
     assertThat(p.latencyNanos).isZero();
     assertThat(p.outcome).isEqualTo(LineParser.outcome(Outcome.CLIENT_CANCELLED));
+    // garbage requests share the route "-"; absolute-form targets are read from their path
+    String tls =
+        "10.0.0.1 - - [01/Dec/2025:07:00:01 +0000] \"\\x16\\x03\\x01\\x02\" 400 150 \"-\" \"-\"";
+    assertThat(parse(p, tls)).isTrue();
+    assertThat(routes.name(p.route)).isEqualTo("-");
+    parse(p, plain.replace("POST /static", "GET http://example.com/api/v1"));
+    assertThat(routes.name(p.route)).isEqualTo("/api");
+    assertThat(routes.size()).isEqualTo(3);
     assertThatThrownBy(() -> parse(p, "10.0.0.1 - - [01/Foo/2025:07:00:01 +0000] \"GET / x\" 200"))
         .hasMessageContaining("time_local : 01/Foo/2025:07:00:01 +0000");
   }
@@ -134,6 +142,20 @@ class LogFormatsTest {
     assertThat(p.outcome).isEqualTo(LineParser.BY_STATUS);
     assertThatThrownBy(() -> parse(p, "{\"time\":1,\"status\":200,\"latency_ms\":1}"))
         .hasMessage("route : missing (expected: a value)");
+  }
+
+  @Test
+  void standardInputIsALog() throws Exception {
+    java.io.InputStream saved = System.in;
+    try {
+      System.setIn(
+          new java.io.ByteArrayInputStream(gzip(csvLog().getBytes(StandardCharsets.UTF_8))));
+      ReplayResult r = replay(LogSource.expand(List.of("-")), O, BreakerPolicy.defaults());
+      assertThat(r.records()).isEqualTo(8000);
+      assertThat(r.policies().get(0).route("/api").opens).isPositive();
+    } finally {
+      System.setIn(saved);
+    }
   }
 
   @Test
