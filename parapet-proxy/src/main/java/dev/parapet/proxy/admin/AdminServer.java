@@ -152,6 +152,14 @@ public final class AdminServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * What {@code POST /admin/reload} runs, or null (also what SIGHUP runs under {@code parapet
+   * run}).
+   */
+  public @Nullable Reloader reloader() {
+    return reloader;
+  }
+
   /** Sets what {@code /readyz} answers (false while starting, draining or overloaded). */
   public void ready(boolean isReady) {
     ready.set(isReady);

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "parapet",
     mixinStandardHelpOptions = true,
-    version = "parapet 0.1.0-SNAPSHOT",
+    versionProvider = BuildVersion.class,
     description =
         "HTTP edge proxy for CDN tiers: a slow or failing origin never takes the edge down.",
     subcommands = {

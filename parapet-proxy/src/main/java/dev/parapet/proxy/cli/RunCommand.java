@@ -2,27 +2,35 @@ package dev.parapet.proxy.cli;
 
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
+import dev.parapet.proxy.admin.Reloader;
 import dev.parapet.proxy.config.LoadedConfig;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.runtime.ProxyRuntime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
 
 /**
  * {@code parapet run -c FILE}: validates the configuration (refusing it with every error, like
- * {@code validate}), starts the listener and the admin API, and runs until SIGINT or SIGTERM.
+ * {@code validate}), starts the listener and the admin API, and runs until SIGINT or SIGTERM, which
+ * drain it before it closes. SIGHUP reloads the configuration file.
  */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
-    description = "Runs the proxy with a configuration file until SIGINT/SIGTERM.")
+    description =
+        "Runs the proxy with a configuration file until SIGINT/SIGTERM (which drain it);"
+            + " SIGHUP reloads the file.")
 public final class RunCommand implements Callable<Integer> {
 
   @Option(
@@ -46,6 +54,15 @@ public final class RunCommand implements Callable<Integer> {
           "Socket transport: auto (the first available of epoll, io_uring, nio), epoll, io_uring"
               + " or nio (default: ${DEFAULT-VALUE}).")
   String transport = "auto";
+
+  @Option(
+      names = "--drain-timeout",
+      paramLabel = "SECONDS",
+      defaultValue = "30",
+      description =
+          "On SIGTERM/SIGINT: how long to wait for requests in flight after the listener stops"
+              + " accepting, before closing (default: ${DEFAULT-VALUE}).")
+  int drainSeconds = 30;
 
   @CommandLine.Spec CommandLine.Model.@Nullable CommandSpec spec;
 
@@ -95,10 +112,11 @@ public final class RunCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  runtime.close();
+                  stopGracefully(runtime, err);
                   stopped.countDown();
                 },
                 "parapet-shutdown"));
+    reloadOnHangup(runtime);
     out.println(
         "parapet "
             + loaded.config().name()
@@ -112,5 +130,57 @@ public final class RunCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * SIGTERM or SIGINT: {@code /readyz} answers 503, the listener stops accepting, requests in
+   * flight get up to {@code --drain-timeout} to finish, then everything closes.
+   */
+  private void stopGracefully(ProxyRuntime runtime, PrintWriter err) {
+    runtime.admin().ready(false);
+    try {
+      long left = runtime.proxy().drain(Duration.ofSeconds(Math.max(0, drainSeconds)));
+      if (left > 0) {
+        err.println(
+            "parapet: closing with "
+                + left
+                + " requests in flight after a drain of "
+                + drainSeconds
+                + " s");
+        err.flush();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    runtime.close();
+  }
+
+  /**
+   * SIGHUP re-reads the configuration file, as {@code POST /admin/reload} does (what a systemd
+   * unit's {@code ExecReload=kill -HUP $MAINPID} asks for). Without a handler the JVM would treat
+   * SIGHUP as a request to exit. Where the JVM does not let a program handle SIGHUP (run with
+   * {@code -Xrs}), it keeps its default.
+   */
+  private static void reloadOnHangup(ProxyRuntime runtime) {
+    Reloader reloader = runtime.admin().reloader();
+    if (reloader == null) {
+      return;
+    }
+    Logger log = LoggerFactory.getLogger("parapet.admin");
+    try {
+      Signal.handle(
+          new Signal("HUP"),
+          signal -> {
+            Reloader.Result r = reloader.reload();
+            if (r.status() == 200) {
+              log.info("reload (SIGHUP): {}", r.summary());
+            } else {
+              log.warn("reload (SIGHUP): {}", r.summary());
+              r.errors().forEach(e -> log.warn("reload (SIGHUP): {}", e));
+            }
+          });
+    } catch (IllegalArgumentException e) {
+      log.warn("SIGHUP cannot be handled here ({}): it keeps the JVM's default", e.getMessage());
+    }
   }
 }

@@ -176,6 +176,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       return;
     }
     route = r;
+    px.metrics.routeEntered(r.id()); // left in answered()
     OriginPool p = px.origins.get(r.origin());
     if (p == null) {
       fail(ProxyError.NO_ROUTE, "route has no origin pool", r.id(), -1, null);
@@ -445,7 +446,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       px.metrics.requestForwarded(route().id(), Outcome.CLIENT_CANCELLED, now - startNanos);
       log(AccessLog.CLIENT_CLOSED, null, now);
     }
-    state = State.ANSWERED;
+    answered();
     releaseClientSlot();
     CachingDownstream c = cache;
     if (c != null) {
@@ -456,8 +457,17 @@ public final class RequestFlow implements CachingDownstream.Resume {
   // ---------------------------------------------------------------------------------------------
   // Answers
 
-  private void answer(FullHttpResponse r) {
+  /** The request's end for the client, once: the route's in-flight gauge lets go of it. */
+  private void answered() {
+    Route r = route;
+    if (state != State.ANSWERED && r != null && !background) {
+      px.metrics.routeLeft(r.id());
+    }
     state = State.ANSWERED;
+  }
+
+  private void answer(FullHttpResponse r) {
+    answered();
     log(r.status().code(), null, px.ticker.read());
     client.answer(r);
   }
@@ -482,7 +492,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
     if (state == State.ANSWERED) {
       return;
     }
-    state = State.ANSWERED;
+    answered();
     releaseClientSlot();
     long now = px.ticker.read();
     if (background) {
@@ -504,7 +514,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
    * the log line, before the client can see the end.
    */
   void forwarded(Outcome outcome, int status, @Nullable ProxyError error, long now) {
-    state = State.ANSWERED;
+    answered();
     releaseClientSlot(); // before the client sees the end: its next request may come on another
     // loop
     if (background) {
@@ -512,6 +522,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       return;
     }
     px.metrics.requestForwarded(route().id(), outcome, now - startNanos);
+    px.metrics.originResponse(route().id(), status);
     CachingDownstream c = cache;
     int answered = c == null ? 0 : c.answeredStatus();
     // The client's status: the cache's own answer when it replaced the origin's (a merged 304, a

@@ -6,6 +6,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.breaker.TransitionEvent;
 import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.time.Ticker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +22,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -54,15 +57,30 @@ public final class ProxyMetrics implements BreakerListener {
   private final Map<BreakerKey, AtomicLong> firstFailure = new ConcurrentHashMap<>();
   private final Timer timeToOpen;
   private final Map<String, Counter> cacheTotals = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> routeInflight = new ConcurrentHashMap<>();
+  private final Map<String, Counter[]> originResponses = new ConcurrentHashMap<>();
+  private final Map<String, Counter> opens = new ConcurrentHashMap<>();
+  private final Map<String, Timer> connectTimes = new ConcurrentHashMap<>();
+  private final BreakerEpisodes episodes;
+  private final Map<String, String> routeOrigins = new ConcurrentHashMap<>();
+  private final Map<String, Boolean> routeInfos = new ConcurrentHashMap<>();
+
+  /** Metrics whose gauges of elapsed time read the system ticker. */
+  public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
+    this(routes, origins, localReasons, Ticker.system());
+  }
 
   /**
    * @param routes route ids from configuration
    * @param origins origin names from configuration
    * @param localReasons the reasons the proxy answers itself, indexed as {@link #requestLocal} and
    *     {@link #localRejection} expect
+   * @param ticker the proxy's ticker, read by gauges of elapsed time (how long a breaker is open)
    */
-  public ProxyMetrics(List<String> routes, List<String> origins, List<String> localReasons) {
+  public ProxyMetrics(
+      List<String> routes, List<String> origins, List<String> localReasons, Ticker ticker) {
     this.localReasons = List.copyOf(localReasons);
+    this.episodes = new BreakerEpisodes(ticker);
     timeToOpen =
         Timer.builder("parapet.time.to.open")
             .description(
@@ -120,7 +138,77 @@ public final class ProxyMetrics implements BreakerListener {
               // The max then covers the last expiry period (2 min) rather than a rolling window.
               .distributionStatisticBufferLength(1)
               .register(registry));
+      Counter[] byClass = new Counter[5];
+      for (int c = 0; c < byClass.length; c++) {
+        byClass[c] =
+            Counter.builder("parapet.origin.responses")
+                .description(
+                    "Responses the origin gave the route's requests, by status class, whatever the breaker counts as a failure")
+                .tag("route", route)
+                .tag("code", (c + 1) + "xx")
+                .register(registry);
+      }
+      originResponses.put(route, byClass);
+      LongAdder inflight = new LongAdder();
+      routeInflight.put(route, inflight);
+      Gauge.builder("parapet.route.inflight", inflight, LongAdder::sum)
+          .description(
+              "Requests of the route between routing and their answer (its share of the listener's admission)")
+          .tag("route", route)
+          .register(registry);
       requests.put(route, byEnding);
+    }
+  }
+
+  /**
+   * Route {@code route} sends its requests to origin {@code origin}: {@code
+   * parapet_route_info{route,origin}} is 1, so alert rules can join a route's requests to its
+   * origin's breakers. After a reload that moved the route, the old pair reads 0.
+   */
+  public void routeInfo(String route, String origin) {
+    routeOrigins.put(route, origin);
+    if (routeInfos.putIfAbsent(route + '|' + origin, Boolean.TRUE) == null) {
+      Gauge.builder("parapet.route.info", routeOrigins, m -> origin.equals(m.get(route)) ? 1 : 0)
+          .description("1 for each route and the origin it sends to")
+          .tag("route", route)
+          .tag("origin", origin)
+          .register(registry);
+    }
+  }
+
+  /**
+   * The origin answered a request of {@code route} with {@code status} (the response forwarded).
+   */
+  public void originResponse(String route, int status) {
+    Counter[] c = originResponses.get(route);
+    int index = status / 100 - 1;
+    if (c != null && index >= 0 && index < c.length) {
+      c[index].increment();
+    }
+  }
+
+  /** A client's request was routed to {@code route}; {@link #routeLeft} follows exactly once. */
+  public void routeEntered(String route) {
+    LongAdder n = routeInflight.get(route);
+    if (n != null) {
+      n.increment();
+    }
+  }
+
+  /** Requests of every route between routing and their answer. */
+  public long routeInflight() {
+    long n = 0;
+    for (LongAdder a : routeInflight.values()) {
+      n += a.sum();
+    }
+    return n;
+  }
+
+  /** A request that {@link #routeEntered} {@code route} has its answer (or its client left). */
+  public void routeLeft(String route) {
+    LongAdder n = routeInflight.get(route);
+    if (n != null) {
+      n.decrement();
     }
   }
 
@@ -140,7 +228,29 @@ public final class ProxyMetrics implements BreakerListener {
                 .register(registry);
       }
       attempts.put(origin, byResult);
+      connectTimes.put(
+          origin,
+          Timer.builder("parapet.origin.connect.duration")
+              .description(
+                  "Time to establish a new connection to a host of the origin (successful connects only)")
+              .tag("origin", origin)
+              .publishPercentileHistogram()
+              .minimumExpectedValue(Duration.ofNanos(100_000))
+              .maximumExpectedValue(Duration.ofSeconds(30))
+              .register(registry));
     }
+  }
+
+  /**
+   * Where the connections of origin {@code origin} report how long each connect took, in
+   * nanoseconds; a no-op for an origin not {@link #ensureOrigins ensured}.
+   */
+  public LongConsumer connectTimes(String origin) {
+    Timer t = connectTimes.get(origin);
+    if (t == null) {
+      return nanos -> {};
+    }
+    return nanos -> t.record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /** A request the origin answered ended with {@code outcome} after {@code durationNanos}. */
@@ -184,22 +294,24 @@ public final class ProxyMetrics implements BreakerListener {
 
   /** A half-open probe ended with {@code outcome}. */
   public void probe(CircuitBreaker b, Outcome outcome) {
-    Counter[] c =
-        probes.computeIfAbsent(
-            b.key().toString(),
-            key -> {
-              Counter[] byKind = new Counter[Outcome.Kind.values().length];
-              for (Outcome.Kind k : Outcome.Kind.values()) {
-                byKind[k.ordinal()] =
-                    Counter.builder("parapet.probes")
-                        .description("Half-open probes by result")
-                        .tag("breaker", key)
-                        .tag("result", lower(k.name()))
-                        .register(registry);
-              }
-              return byKind;
-            });
-    c[outcome.kind().ordinal()].increment();
+    probeCounters(b.key().toString())[outcome.kind().ordinal()].increment();
+  }
+
+  private Counter[] probeCounters(String breaker) {
+    return probes.computeIfAbsent(
+        breaker,
+        key -> {
+          Counter[] byKind = new Counter[Outcome.Kind.values().length];
+          for (Outcome.Kind k : Outcome.Kind.values()) {
+            byKind[k.ordinal()] =
+                Counter.builder("parapet.probes")
+                    .description("Half-open probes by result")
+                    .tag("breaker", key)
+                    .tag("result", lower(k.name()))
+                    .register(registry);
+          }
+          return byKind;
+        });
   }
 
   /**
@@ -219,7 +331,37 @@ public final class ProxyMetrics implements BreakerListener {
           .description("0 closed, 1 open, 2 half-open, 3 ramping, 4 forced open, 5 disabled")
           .tag("breaker", key)
           .register(registry);
+      Gauge.builder("parapet.breaker.open.seconds", episodes, e -> e.openSeconds(key))
+          .description(
+              "Seconds since the breaker stopped traffic (entered open; half-open probes continue it), 0 while traffic flows")
+          .tag("breaker", key)
+          .register(registry);
+      Gauge.builder(
+              "parapet.breaker.flapping",
+              breakers,
+              m -> {
+                CircuitBreaker current = m.get(key);
+                return current == null ? Double.NaN : current.isFlapping() ? 1 : 0;
+              })
+          .description("1 while the breaker opens more often than its flapping threshold")
+          .tag("breaker", key)
+          .register(registry);
+      opensCounter(key);
+      probeCounters(key);
     }
+    // A new breaker starts closed: an episode of the one it replaced (a reload) ends here.
+    episodes.started(key, b.state());
+  }
+
+  private Counter opensCounter(String key) {
+    return opens.computeIfAbsent(
+        key,
+        k ->
+            Counter.builder("parapet.breaker.opens")
+                .description(
+                    "Entries into open or forced open, re-opens after a failed probe included (what the flapping detector counts)")
+                .tag("breaker", k)
+                .register(registry));
   }
 
   /**
@@ -295,6 +437,11 @@ public final class ProxyMetrics implements BreakerListener {
 
   @Override
   public void onTransition(TransitionEvent e) {
+    String breaker = e.key().toString();
+    episodes.transition(breaker, e.to(), e.nowNanos());
+    if (e.to() == State.OPEN || e.to() == State.FORCED_OPEN) {
+      opensCounter(breaker).increment();
+    }
     if (e.to() == State.OPEN && e.from() == State.CLOSED) {
       AtomicLong first = firstFailure.remove(e.key());
       if (first != null && e.nowNanos() - first.get() <= EPISODE_GAP_NANOS) {
@@ -322,15 +469,22 @@ public final class ProxyMetrics implements BreakerListener {
    * (the cache's {@code Status} labels), never from request data.
    */
   public void cache(String status) {
-    cacheTotals
-        .computeIfAbsent(
-            status,
-            s ->
-                Counter.builder("parapet.cache")
-                    .description("Requests by what the edge cache did, and cache events")
-                    .tag("status", s)
-                    .register(registry))
-        .increment();
+    cacheCounter(status).increment();
+  }
+
+  /** Registers {@code parapet_cache_total{status}} at zero. */
+  public void declareCache(String status) {
+    cacheCounter(status);
+  }
+
+  private Counter cacheCounter(String status) {
+    return cacheTotals.computeIfAbsent(
+        status,
+        s ->
+            Counter.builder("parapet.cache")
+                .description("Requests by what the edge cache did, and cache events")
+                .tag("status", s)
+                .register(registry));
   }
 
   public String scrape() {

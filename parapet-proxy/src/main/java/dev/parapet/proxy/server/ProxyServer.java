@@ -11,6 +11,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.limit.LimitAlgorithm;
+import dev.parapet.core.retry.RetryRefusal;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
@@ -102,7 +103,7 @@ public final class ProxyServer implements AutoCloseable {
     for (ProxyError e : ProxyError.values()) {
       reasons.add(e.name());
     }
-    this.metrics = new ProxyMetrics(List.of(), List.of(), reasons);
+    this.metrics = new ProxyMetrics(List.of(), List.of(), reasons, ticker);
     this.requestIds = new RequestIds(random);
     this.tracing = b.tracing;
     this.listeners =
@@ -365,9 +366,27 @@ public final class ProxyServer implements AutoCloseable {
     routeLabels.add(ProxyMetrics.NO_ROUTE);
     metrics.ensureRoutes(routeLabels);
     metrics.ensureOrigins(List.copyOf(pools.keySet()));
+    for (Route r : routes) {
+      metrics.routeInfo(r.id(), r.origin());
+    }
     for (OriginPool pool : pools.values()) {
       metrics.gauge("parapet.origin.inflight", "origin", pool.name(), pool::inFlight);
       metrics.gauge("parapet.ejected.hosts", "origin", pool.name(), pool::ejectedHosts);
+      metrics.gauge("parapet.origin.hosts", "origin", pool.name(), () -> pool.hosts().size());
+      metrics.gauge("parapet.ejected.share", "origin", pool.name(), pool::ejectedShare);
+      metrics.gauge(
+          "parapet.origin.max.requests", "origin", pool.name(), pool.settings()::maxRequests);
+      pool.onConnectTimes(metrics.connectTimes(pool.name()));
+      // At zero from the start, so dashboards and alerts see the series before the first retry.
+      metrics.declare("parapet.retries", "origin", pool.name(), "result", "sent");
+      for (RetryRefusal refusal : RetryRefusal.values()) {
+        metrics.declare(
+            "parapet.retries",
+            "origin",
+            pool.name(),
+            "result",
+            refusal.name().toLowerCase(Locale.ROOT));
+      }
       for (HostPool h : pool.hosts()) {
         metrics.gauge("parapet.origin.connections", "host", h.id(), h::openConnections);
         metrics.gauge("parapet.origin.pending", "host", h.id(), h::pendingRequests);
@@ -376,6 +395,9 @@ public final class ProxyServer implements AutoCloseable {
     metrics.gauge(
         "parapet.cache.size.bytes", "cache", cache.name(), cache.store()::weightedSizeBytes);
     metrics.gauge("parapet.cache.entries", "cache", cache.name(), cache.store()::estimatedUris);
+    for (EdgeCache.Status status : EdgeCache.Status.values()) {
+      metrics.declareCache(status.label());
+    }
     int[] kept = new int[2];
     BreakerRegistry registry =
         new BreakerRegistry(
@@ -557,6 +579,28 @@ public final class ProxyServer implements AutoCloseable {
     prober = new BreakerProber(this::context, ticker, probeLoop);
     probing = probeLoop.scheduleWithFixedDelay(prober::sweep, 100, 100, TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  /**
+   * The first half of a graceful stop: closes the listening socket (no new connections) and waits,
+   * up to {@code max}, until no request is in flight — routed and not yet answered, as {@code
+   * parapet_route_inflight} counts them. Connections already open stay open meanwhile, so a
+   * keep-alive client may still send requests on them, and they are served. {@link #close} then
+   * closes whatever is left. Called off the event loops (a shutdown hook); it polls.
+   *
+   * @return the requests still in flight when it stopped waiting, 0 when drained
+   */
+  public long drain(Duration max) throws InterruptedException {
+    Channel c = serverChannel;
+    if (c != null) {
+      c.close().syncUninterruptibly();
+    }
+    long deadline = ticker.read() + max.toNanos();
+    long inFlight;
+    while ((inFlight = metrics.routeInflight()) > 0 && ticker.read() - deadline < 0) {
+      Thread.sleep(20);
+    }
+    return inFlight;
   }
 
   /** Synthetic breaker probes sent so far (0 before start). */

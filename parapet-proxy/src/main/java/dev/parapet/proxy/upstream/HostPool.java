@@ -1,6 +1,7 @@
 package dev.parapet.proxy.upstream;
 
 import dev.parapet.core.balance.Host;
+import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.http1.OriginCodec;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,6 +65,8 @@ public final class HostPool {
   private final AtomicInteger open = new AtomicInteger();
   private final AtomicInteger pending = new AtomicInteger();
   private final Map<EventLoop, LoopPool> loops = new ConcurrentHashMap<>();
+  private final Ticker ticker;
+  private volatile LongConsumer connectTimes = nanos -> {};
 
   /** Per event loop; {@code idle} is touched only on that loop, {@code waiters} from any. */
   private static final class LoopPool {
@@ -96,10 +100,23 @@ public final class HostPool {
       int maxPending,
       int connectTimeoutMillis,
       Class<? extends Channel> channelType) {
-    this(id, index, address, 1, maxConnections, maxPending, connectTimeoutMillis, channelType);
+    this(
+        id,
+        index,
+        address,
+        1,
+        maxConnections,
+        maxPending,
+        connectTimeoutMillis,
+        channelType,
+        Ticker.system());
   }
 
-  /** A host of {@code weight} in {@code [1, Host.MAX_WEIGHT]} for the pool's balancer. */
+  /**
+   * A host of {@code weight} in {@code [1, Host.MAX_WEIGHT]} for the pool's balancer.
+   *
+   * @param ticker times connects for {@link #onConnectTimes}
+   */
   public HostPool(
       String id,
       int index,
@@ -108,8 +125,10 @@ public final class HostPool {
       int maxConnections,
       int maxPending,
       int connectTimeoutMillis,
-      Class<? extends Channel> channelType) {
+      Class<? extends Channel> channelType,
+      Ticker ticker) {
     this.id = id;
+    this.ticker = ticker;
     this.index = index;
     this.host = new Host(id, weight);
     this.address = address;
@@ -156,6 +175,11 @@ public final class HostPool {
       return;
     }
     latencyNanos.getAndUpdate(old -> old < 0 ? nanos : old + (nanos - old) / 8);
+  }
+
+  /** Where the time of each successful connect goes, in nanoseconds (the metrics' histogram). */
+  public void onConnectTimes(LongConsumer nanos) {
+    this.connectTimes = nanos;
   }
 
   /** Open connections (idle and busy). */
@@ -256,6 +280,7 @@ public final class HostPool {
   }
 
   private void connect(LoopPool lp, Acquirer acquirer) {
+    long started = ticker.read();
     ChannelFuture f =
         new Bootstrap()
             .group(lp.loop)
@@ -277,6 +302,7 @@ public final class HostPool {
     ch.closeFuture().addListener(done -> onSlotFreed());
     f.addListener(done -> {
       if (done.isSuccess()) {
+        connectTimes.accept(ticker.read() - started);
         if (acquirer.isCancelled()) {
           release(ch, true);
         } else {

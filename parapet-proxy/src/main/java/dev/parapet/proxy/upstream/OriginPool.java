@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -115,7 +116,8 @@ public final class OriginPool {
               settings.maxConnections(),
               settings.maxPending(),
               connectMillis,
-              channelType));
+              channelType,
+              ticker));
     }
     this.hosts = List.copyOf(hs);
     Map<Host, HostPool> map = new IdentityHashMap<>();
@@ -425,6 +427,16 @@ public final class OriginPool {
       }
     }
     return n;
+  }
+
+  /** {@link #ejectedHosts} over all hosts, 0 to 1. */
+  public double ejectedShare() {
+    return hosts.isEmpty() ? 0 : (double) ejectedHosts() / hosts.size();
+  }
+
+  /** Where every host of the pool reports how long each new connection took to connect. */
+  public void onConnectTimes(LongConsumer nanos) {
+    hosts.forEach(h -> h.onConnectTimes(nanos));
   }
 
   /** Picks made with every host out (see {@link #pick(long, HostPool)}). */

@@ -18,6 +18,17 @@ class ParapetCliTest {
   }
 
   @Test
+  void versionIsTheProjectVersionMavenFilledIn() {
+    StringWriter out = new StringWriter();
+    int code =
+        new CommandLine(new ParapetCli()).setOut(new PrintWriter(out, true)).execute("--version");
+    assertThat(code).isZero();
+    // The pom's version, not a placeholder left unfiltered (ReleaseArchiveIT compares it with the
+    // version of the archive Maven built).
+    assertThat(out.toString().strip()).matches("parapet \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?");
+  }
+
+  @Test
   void runRefusesAnUnknownTransportBeforeStartingAnything() {
     StringWriter err = new StringWriter();
     StringWriter out = new StringWriter();
