@@ -43,6 +43,28 @@ public final class Partitions {
     this.inflight = new AtomicIntegerArray(shares.length);
   }
 
+  /**
+   * Partitions with the given shares, where a NaN share is "the default": an equal split of what
+   * the explicit shares leave (with no explicit share at all, 1/n each).
+   */
+  public static Partitions withDefaults(double[] shares) {
+    double explicit = 0;
+    int unset = 0;
+    for (double s : shares) {
+      if (Double.isNaN(s)) {
+        unset++;
+      } else {
+        explicit += s;
+      }
+    }
+    double each = unset == 0 ? 0 : Math.max(0, 1 - explicit) / unset;
+    double[] out = new double[shares.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = Double.isNaN(shares[i]) ? each : shares[i];
+    }
+    return new Partitions(out);
+  }
+
   /** Partitions that split the limit equally, {@code n} of them. */
   public static Partitions equal(int n) {
     double[] s = new double[n];

@@ -69,6 +69,11 @@ class AdmissionPartitionsTest {
   @Test
   void sharesAreCheckedAndSplitEqually() {
     assertThat(Partitions.equal(4).share(3)).isEqualTo(0.25);
+    Partitions mixed = Partitions.withDefaults(new double[] {0.5, Double.NaN, Double.NaN});
+    assertThat(mixed.share(0)).isEqualTo(0.5);
+    assertThat(mixed.share(1)).isEqualTo(0.25);
+    assertThat(mixed.share(2)).isEqualTo(0.25);
+    assertThat(Partitions.withDefaults(new double[] {1.0, Double.NaN}).share(1)).isZero();
     assertThatThrownBy(() -> new Partitions(new double[] {0.7, 0.7}))
         .hasMessageContaining("expected: a sum <= 1");
     assertThatThrownBy(() -> new Partitions(new double[] {-0.1}))

@@ -461,27 +461,13 @@ public final class ProxyServer implements AutoCloseable {
     return new Built(ctx, kept[0], policies.size() - kept[0] - kept[1], kept[1]);
   }
 
-  /**
-   * Each route's guaranteed share of the admission limit, in route order: its {@code share}, or an
-   * equal split of what the routes with a share leave (with no shares at all: 1/n each).
-   */
+  /** Each route's guaranteed share of the admission limit, in route order. */
   static Partitions partitions(List<Route> routes) {
-    double explicit = 0;
-    int unset = 0;
-    for (Route r : routes) {
-      if (Double.isNaN(r.share())) {
-        unset++;
-      } else {
-        explicit += r.share();
-      }
-    }
-    double each = unset == 0 ? 0 : Math.max(0, 1 - explicit) / unset;
     double[] shares = new double[routes.size()];
     for (int i = 0; i < shares.length; i++) {
-      double s = routes.get(i).share();
-      shares[i] = Double.isNaN(s) ? each : s;
+      shares[i] = routes.get(i).share();
     }
-    return new Partitions(shares);
+    return Partitions.withDefaults(shares);
   }
 
   /** The limit and queue are kept across a reload unless their configuration changed. */
