@@ -1,5 +1,13 @@
 package dev.parapet.proxy.http1;
 
+import static dev.parapet.proxy.http1.ByteScan.indexOfColon;
+import static dev.parapet.proxy.http1.ByteScan.indexOfControl;
+import static dev.parapet.proxy.http1.ByteScan.isControl;
+import static dev.parapet.proxy.http1.ByteScan.isDigit;
+import static dev.parapet.proxy.http1.ByteScan.isOws;
+import static dev.parapet.proxy.http1.ByteScan.sameBytes;
+import static dev.parapet.proxy.http1.ByteScan.text;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,9 +27,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -100,15 +105,8 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
    */
   private static final AsciiString[][][] NAMES = names();
 
-  /** Little-endian longs out of a byte array, for the eight-bytes-at-a-time searches. */
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
   static final byte[] HTTP_1_1_BYTES = "HTTP/1.1".getBytes(StandardCharsets.US_ASCII);
   static final byte[] HTTP_1_0_BYTES = "HTTP/1.0".getBytes(StandardCharsets.US_ASCII);
-
-  private static final long ONES = 0x0101010101010101L;
-  private static final long HIGHS = 0x8080808080808080L;
 
   enum State {
     HEAD,
@@ -180,10 +178,6 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       }
     }
     return out;
-  }
-
-  static boolean sameBytes(byte[] a, int start, int length, byte[] b, int bStart) {
-    return Arrays.equals(a, start, start + length, b, bStart, bStart + length); // vectorized
   }
 
   /**
@@ -617,77 +611,6 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
   /** A value's character as the byte it came as (values are ISO-8859-1). */
   static byte at(CharSequence value, int i) {
     return (byte) value.charAt(i);
-  }
-
-  /** The index of the first ':' in {@code b[from, to)}, or -1; eight bytes at a time. */
-  static int indexOfColon(byte[] b, int from, int to) {
-    int i = from;
-    for (; i + 8 <= to; i += 8) {
-      long x = (long) LONGS.get(b, i) ^ 0x3A3A3A3A3A3A3A3AL; // ':' bytes become zero
-      long zero = (x - ONES) & ~x & HIGHS; // the lowest flagged byte is exact
-      if (zero != 0) {
-        return i + (Long.numberOfTrailingZeros(zero) >>> 3);
-      }
-    }
-    for (; i < to; i++) {
-      if (b[i] == ':') {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * The index of the first control byte (below 0x20, HTAB included, or DEL) in {@code b[from, to)},
-   * or {@code to}; eight bytes at a time.
-   */
-  static int indexOfControl(byte[] b, int from, int to) {
-    int i = from;
-    for (; i + 8 <= to; i += 8) {
-      long x = (long) LONGS.get(b, i);
-      long del = x ^ 0x7F7F7F7F7F7F7F7FL;
-      long flagged = (((x - 0x2020202020202020L) & ~x) | ((del - ONES) & ~del)) & HIGHS;
-      if (flagged != 0) {
-        return i + (Long.numberOfTrailingZeros(flagged) >>> 3);
-      }
-    }
-    for (; i < to; i++) {
-      if ((b[i] >= 0 && b[i] < 0x20) || b[i] == 0x7F) {
-        return i;
-      }
-    }
-    return to;
-  }
-
-  static int indexOf(byte[] b, int from, int to, byte wanted) {
-    for (int i = from; i < to; i++) {
-      if (b[i] == wanted) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  static boolean isDigit(byte b) {
-    return b >= '0' && b <= '9';
-  }
-
-  static boolean isOws(byte b) {
-    return b == ' ' || b == '\t';
-  }
-
-  static boolean isControl(byte b) {
-    return (b >= 0 && b < 0x20 && b != '\t') || b == 0x7F;
-  }
-
-  static String text(byte[] b, int from, int to) {
-    int end = Math.min(to, from + 80);
-    StringBuilder s = new StringBuilder(end - from);
-    for (int i = from; i < end; i++) {
-      char c = (char) (b[i] & 0xFF);
-      s.append(c < 0x20 || c >= 0x7F ? '?' : c);
-    }
-    return s.toString();
   }
 
   /** A message the decoder cannot frame or accept; its message says why. */

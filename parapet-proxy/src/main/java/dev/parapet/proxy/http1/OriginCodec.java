@@ -1,5 +1,11 @@
 package dev.parapet.proxy.http1;
 
+import static dev.parapet.proxy.http1.ByteScan.indexOf;
+import static dev.parapet.proxy.http1.ByteScan.isControl;
+import static dev.parapet.proxy.http1.ByteScan.isDigit;
+import static dev.parapet.proxy.http1.ByteScan.sameBytes;
+import static dev.parapet.proxy.http1.ByteScan.text;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandler;

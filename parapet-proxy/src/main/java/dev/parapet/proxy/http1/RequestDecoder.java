@@ -1,5 +1,9 @@
 package dev.parapet.proxy.http1;
 
+import static dev.parapet.proxy.http1.ByteScan.indexOf;
+import static dev.parapet.proxy.http1.ByteScan.sameBytes;
+import static dev.parapet.proxy.http1.ByteScan.text;
+
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
