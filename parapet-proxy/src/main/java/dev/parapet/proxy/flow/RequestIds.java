@@ -23,6 +23,7 @@ public final class RequestIds {
   public static final String HEADER = "X-Request-Id";
 
   private static final int MAX_LENGTH = 128;
+  private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   private final AtomicLong next;
   private final ConcurrentHashMap<Long, String> adopted = new ConcurrentHashMap<>();
@@ -40,8 +41,14 @@ public final class RequestIds {
 
   /** The generated id of {@code id}: 16 lower-case hex digits. */
   public static String format(long id) {
-    String hex = Long.toHexString(id);
-    return "0".repeat(16 - hex.length()) + hex;
+    // Once per request: one char[] and its String, rather than toHexString, padding and a concat.
+    char[] c = new char[16];
+    long v = id;
+    for (int i = 15; i >= 0; i--) {
+      c[i] = HEX[(int) (v & 0xF)];
+      v >>>= 4;
+    }
+    return new String(c);
   }
 
   /**
