@@ -370,8 +370,14 @@ final class Origin {
   // The two heaps, on primitive arrays.
 
   private void replaceEarliestFree(long value) {
-    long[] h = freeAt;
-    int n = h.length;
+    siftDown(freeAt, freeAt.length, value);
+  }
+
+  /**
+   * Puts {@code value} at the root of the min-heap {@code h[0, n)} (times, compared by subtraction)
+   * and sifts it down to its place.
+   */
+  private static void siftDown(long[] h, int n, long value) {
     int i = 0;
     while (true) {
       int c = 2 * i + 1;
@@ -409,25 +415,8 @@ final class Origin {
 
   private void pollLeaving() {
     long last = leaving[--queued];
-    int n = queued;
-    int i = 0;
-    while (true) {
-      int c = 2 * i + 1;
-      if (c >= n) {
-        break;
-      }
-      int r = c + 1;
-      if (r < n && leaving[r] - leaving[c] < 0) {
-        c = r;
-      }
-      if (last - leaving[c] <= 0) {
-        break;
-      }
-      leaving[i] = leaving[c];
-      i = c;
-    }
-    if (n > 0) {
-      leaving[i] = last;
+    if (queued > 0) {
+      siftDown(leaving, queued, last);
     }
   }
 }
