@@ -1,5 +1,6 @@
 package dev.parapet.proxy.cache;
 
+import dev.parapet.core.latency.AdaptiveWait;
 import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ProxyError;
 import io.netty.buffer.ByteBufAllocator;
@@ -89,6 +90,12 @@ public final class CachingDownstream implements Downstream {
     GONE
   }
 
+  /**
+   * {@code stale_on_slow: auto}'s inputs for one request: its origin's observed latency and the
+   * route's timeout, which caps the wait.
+   */
+  public record OriginWait(AdaptiveWait latency, long capNanos) {}
+
   private static final String CACHE_STATUS = "Cache-Status";
 
   final CacheServices cs;
@@ -102,6 +109,7 @@ public final class CachingDownstream implements Downstream {
   final String routeId;
   final String originForm;
   final @Nullable Resume resume;
+  final @Nullable OriginWait originWait;
 
   /** The client's fields: the request's own until it is forwarded, then a copy (see forward). */
   private HttpHeaders clientHeaders;
@@ -145,7 +153,8 @@ public final class CachingDownstream implements Downstream {
       String routeId,
       String originForm,
       Mode mode,
-      @Nullable Resume resume) {
+      @Nullable Resume resume,
+      @Nullable OriginWait originWait) {
     this.cs = cs;
     this.edge = cs.edge();
     this.delegate = delegate;
@@ -158,6 +167,7 @@ public final class CachingDownstream implements Downstream {
     this.originForm = originForm;
     this.mode = mode;
     this.resume = resume;
+    this.originWait = originWait;
     this.clientHeaders = request.headers();
   }
 
@@ -168,6 +178,7 @@ public final class CachingDownstream implements Downstream {
    * @param hasBody the request announces a body (then it is not looked up)
    * @param noCollapse the request already waited for another fetch that could not serve it
    * @param resume how the request goes on if it has to wait
+   * @param originWait the origin's latency for {@code stale_on_slow: auto}, or null
    */
   public static CachingDownstream lookup(
       CacheServices cs,
@@ -178,13 +189,22 @@ public final class CachingDownstream implements Downstream {
       String originForm,
       boolean hasBody,
       boolean noCollapse,
-      Resume resume) {
+      Resume resume,
+      @Nullable OriginWait originWait) {
     CacheKey key = host == null || host.isBlank() ? null : CacheKey.of(host, originForm);
     boolean lookupMethod = CacheKey.isLookupMethod(req.method());
     boolean lookup = lookupMethod && key != null && !hasBody;
     CachingDownstream c =
         new CachingDownstream(
-            cs, client, req, key, routeId, originForm, lookup ? Mode.FORWARD : Mode.BYPASS, resume);
+            cs,
+            client,
+            req,
+            key,
+            routeId,
+            originForm,
+            lookup ? Mode.FORWARD : Mode.BYPASS,
+            resume,
+            originWait);
     if (lookup) {
       new CacheLookup(c).run(noCollapse);
     } else {
@@ -198,7 +218,7 @@ public final class CachingDownstream implements Downstream {
   public static CachingDownstream refreshing(CacheServices cs, Downstream sink, Refresh r) {
     HttpRequest req = r.request();
     CachingDownstream c =
-        new CachingDownstream(cs, sink, req, r.key, r.routeId, req.uri(), Mode.REFRESH, null);
+        new CachingDownstream(cs, sink, req, r.key, r.routeId, req.uri(), Mode.REFRESH, null, null);
     c.clientHeaders = r.requestHeaders;
     c.stale = r.entry;
     c.revalidating = true;

@@ -1,6 +1,8 @@
 package dev.parapet.proxy.cache;
 
+import dev.parapet.core.latency.AdaptiveWait;
 import io.netty.handler.codec.http.FullHttpResponse;
+import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +19,13 @@ import org.jspecify.annotations.Nullable;
  * during a brownout waits for the origin's timeout first. The timer runs on the request's event
  * loop; the request path cancels it when the origin's head, an error or the client's departure
  * comes first.
+ *
+ * <p>With {@code stale_on_slow: auto} (the default) the wait is the origin's own: twice the p99 of
+ * its recent successful responses, at least 20 ms, at most the route's timeout ({@link
+ * AdaptiveWait}). A wait that runs out marks the origin overdue: later requests answer their copy
+ * at once, without waiting, until one of the fetches going on behind those answers comes back
+ * within the healthy wait. So during a brownout only the first requests wait, as they do for an
+ * open breaker.
  */
 final class StaleOnSlow {
   private final ScheduledFuture<?> timer;
@@ -25,19 +34,49 @@ final class StaleOnSlow {
     this.timer = timer;
   }
 
-  /** Starts the timer for {@code c} when its route has one and its stored copy may serve. */
+  /**
+   * Starts the timer for {@code c} when its route has one and it holds a stored copy: the route's
+   * fixed duration, or with {@code auto} its origin's {@link AdaptiveWait} capped at the route's
+   * timeout — 0 while the origin is overdue, so the copy is answered at once.
+   */
   static @Nullable StaleOnSlow start(CachingDownstream c) {
-    long after = c.cs.edge().staleOnSlowNanos(c.routeId);
     CachedResponse e = c.stale();
-    if (after <= 0 || e == null) {
+    if (e == null) {
       return null;
     }
-    return new StaleOnSlow(c.eventLoop().schedule(() -> fire(c), after, TimeUnit.NANOSECONDS));
+    Duration fixed = c.cs.edge().staleOnSlow(c.routeId);
+    AdaptiveWait auto = null;
+    long after;
+    if (fixed != null) {
+      after = fixed.toNanos();
+      if (after <= 0) {
+        return null;
+      }
+    } else {
+      CachingDownstream.OriginWait o = c.originWait;
+      if (o == null) {
+        return null;
+      }
+      auto = o.latency();
+      after = Math.min(o.capNanos(), auto.waitNanos(c.cs.ticker().read()));
+    }
+    AdaptiveWait observed = auto;
+    boolean waited = after > 0;
+    return new StaleOnSlow(
+        c.eventLoop()
+            .schedule(() -> fire(c, waited ? observed : null), after, TimeUnit.NANOSECONDS));
   }
 
-  private static void fire(CachingDownstream c) {
+  /**
+   * @param overdue the origin's estimator to tell that a wait ran out, or null (a fixed duration,
+   *     or no wait because the origin is already overdue)
+   */
+  private static void fire(CachingDownstream c, @Nullable AdaptiveWait overdue) {
     if (!c.awaitingOrigin()) {
       return;
+    }
+    if (overdue != null) {
+      overdue.onOverdue(); // the origin did not answer within its healthy wait: it is slow now
     }
     CachedResponse e = c.stale();
     if (e == null) {

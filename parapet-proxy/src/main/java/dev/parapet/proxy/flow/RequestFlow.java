@@ -260,7 +260,18 @@ public final class RequestFlow implements CachingDownstream.Resume {
     }
     CachingDownstream c =
         CachingDownstream.lookup(
-            px.cacheServices, client, request, r.id(), host, originForm, hasBody, noCollapse, this);
+            px.cacheServices,
+            client,
+            request,
+            r.id(),
+            host,
+            originForm,
+            hasBody,
+            noCollapse,
+            this,
+            px.cache.staleOnSlow(r.id()) == null
+                ? new CachingDownstream.OriginWait(pool().staleWait(), r.timeout().toNanos())
+                : null);
     cache = c;
     return switch (c.step()) {
       case ANSWER -> {

@@ -7,6 +7,7 @@ import dev.parapet.core.balance.IpHashBalancer;
 import dev.parapet.core.balance.LoadBalancer;
 import dev.parapet.core.balance.RingHashBalancer;
 import dev.parapet.core.balance.SlowStart;
+import dev.parapet.core.latency.AdaptiveWait;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.outlier.OutlierDetector;
 import dev.parapet.core.outlier.OutlierEvent;
@@ -81,6 +82,7 @@ public final class OriginPool {
   private final AtomicLong panicPicks = new AtomicLong();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicIntegerArray ejections;
+  private final AdaptiveWait staleWait;
   private @Nullable ScheduledFuture<?> advancing;
 
   /** A pool on the system clock with thread-local randomness. */
@@ -128,6 +130,7 @@ public final class OriginPool {
     }
     this.byHost = map;
     this.ejections = new AtomicIntegerArray(hosts.size());
+    this.staleWait = AdaptiveWait.withDefaults(ticker.read());
     this.outlier =
         new OutlierDetector(hosts.size(), sel.outlier(), this::onOutlierEvent, ticker.read());
     HostSelection.HealthCheck hc = sel.healthCheck();
@@ -318,6 +321,18 @@ public final class OriginPool {
     if (o != Outcome.CONNECT_FAILURE && o != Outcome.TIMEOUT) {
       host.recordLatency(latencyNanos);
     }
+    if (o == Outcome.SUCCESS) {
+      staleWait.onSuccess(latencyNanos, now);
+    }
+  }
+
+  /**
+   * How long a request holding a stale copy it may serve waits for this origin ({@code
+   * stale_on_slow: auto}): twice the p99 of its recent successful response heads, at least 20 ms; 0
+   * while the origin is overdue (a wait ran out and no success came in time since).
+   */
+  public AdaptiveWait staleWait() {
+    return staleWait;
   }
 
   private void onOutlierEvent(OutlierEvent e) {
