@@ -462,6 +462,21 @@ public final class CachingDownstream implements Downstream {
     }
   }
 
+  /**
+   * An interim response (100, 103) goes to a client still waiting for this origin's answer and is
+   * never stored: nothing of it reaches the recorder, whose response is the final one. A waiter, a
+   * refresh, a request already answered (stale, merged) or detached drops it.
+   */
+  @Override
+  public void interim(HttpResponse interim) {
+    if (mode == Mode.BYPASS || (mode == Mode.FORWARD && held == null)) {
+      stripTags(interim.headers());
+      delegate.interim(interim);
+    } else {
+      ReferenceCountUtil.release(interim);
+    }
+  }
+
   @Override
   public void content(HttpContent content) {
     if (mode == Mode.REFETCH) {

@@ -40,7 +40,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -550,7 +549,7 @@ public final class ProxyServer implements AutoCloseable {
                         .addLast(
                             ClientCodec.handlers(
                                 settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
-                        .addLast("expect", new HttpServerExpectContinueHandler())
+                        .addLast("expect", new ContinueHandler())
                         .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
                   }
                 });
