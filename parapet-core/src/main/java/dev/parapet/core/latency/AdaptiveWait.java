@@ -21,9 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Overdue.</b> When a wait runs out without the origin's answer ({@link #onOverdue}), the
  * origin is known slow: the wait is 0 — act at once — until a success arrives within the healthy
- * wait ({@link #onSuccess}). During a brownout only the first requests wait; the fetches that go on
+ * wait it had then ({@link #onSuccess}; the wait is frozen at that moment, so a brownout's slower
+ * successes, which still feed the estimate, cannot end it), or for at most 30 s, after which a
+ * request waits again: an origin whose normal latency really changed is measured anew rather than
+ * answered stale for ever. During a brownout only the first requests wait; the fetches that go on
  * behind their answers are what notices the origin's recovery. Only successes feed the estimate, so
- * a brownout's slow answers (classified slow or failed) do not stretch it.
+ * a brownout's answers the caller classifies as slow or failed do not stretch it.
  *
  * <p>Thread-safe and allocation-free; time is passed in (monotonic nanoseconds, compared by
  * subtraction). The caller caps the wait (the route's timeout: a longer wait would never end before
@@ -42,6 +45,8 @@ public final class AdaptiveWait {
   private static final double QUANTILE = 0.99;
   private static final int MIN_SAMPLES = 20;
   private static final long REFRESH_NANOS = 100_000_000L;
+  private static final long MAX_OVERDUE_NANOS = 30_000_000_000L;
+  private static final long NOT_OVERDUE = -1;
 
   private final RollingLatencyHistogram successes;
   private final double multiplier;
@@ -49,7 +54,11 @@ public final class AdaptiveWait {
   private final long noDataNanos;
   private final AtomicLong nextRefresh;
   private volatile long estimate = RollingLatencyHistogram.NO_DATA;
-  private volatile boolean overdue;
+
+  /** The healthy wait when the origin became overdue, or {@link #NOT_OVERDUE}. */
+  private final AtomicLong overdueWait = new AtomicLong(NOT_OVERDUE);
+
+  private volatile long overdueSince;
 
   /**
    * @param multiplier of the estimate, in [1, 100]
@@ -74,15 +83,16 @@ public final class AdaptiveWait {
   }
 
   /**
-   * A successful response head after {@code latencyNanos}. One within the healthy wait ends an
-   * overdue period: the origin answers in time again.
+   * A successful response after {@code latencyNanos}. One within the healthy wait the origin had
+   * when it became overdue ends the overdue period: it answers in time again.
    */
   public void onSuccess(long latencyNanos, long nowNanos) {
     if (latencyNanos < 0) {
       return;
     }
-    if (overdue && latencyNanos <= healthyWaitNanos(nowNanos)) {
-      overdue = false; // judged by the wait the request had, before its own sample counts
+    long frozen = overdueWait.get();
+    if (frozen >= 0 && latencyNanos <= frozen) {
+      overdueWait.compareAndSet(frozen, NOT_OVERDUE);
     }
     successes.record(latencyNanos, nowNanos);
     if (estimate < 0) {
@@ -91,20 +101,30 @@ public final class AdaptiveWait {
   }
 
   /**
-   * A wait ran out before the origin answered: from now on, do not wait until it answers in time.
+   * A wait ran out before the origin answered: do not wait, until it answers in time or for 30 s
+   * from now.
    */
-  public void onOverdue() {
-    overdue = true;
+  public void onOverdue(long nowNanos) {
+    overdueSince = nowNanos;
+    overdueWait.compareAndSet(NOT_OVERDUE, healthyWaitNanos(nowNanos));
   }
 
-  /** Whether a wait ran out since the last success within the healthy wait. */
-  public boolean isOverdue() {
-    return overdue;
+  /** Whether the origin is overdue at {@code nowNanos}: then {@link #waitNanos} is 0. */
+  public boolean isOverdue(long nowNanos) {
+    long frozen = overdueWait.get();
+    if (frozen < 0) {
+      return false;
+    }
+    if (nowNanos - overdueSince < MAX_OVERDUE_NANOS) {
+      return true;
+    }
+    overdueWait.compareAndSet(frozen, NOT_OVERDUE); // long enough: measure the origin again
+    return false;
   }
 
   /** How long to wait now: 0 while overdue, else {@link #healthyWaitNanos}. */
   public long waitNanos(long nowNanos) {
-    return overdue ? 0 : healthyWaitNanos(nowNanos);
+    return isOverdue(nowNanos) ? 0 : healthyWaitNanos(nowNanos);
   }
 
   /** {@code max(floor, multiplier × estimate)}, or {@code noData} before the first sample. */

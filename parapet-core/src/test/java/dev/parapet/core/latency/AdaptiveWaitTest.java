@@ -93,7 +93,7 @@ class AdaptiveWaitTest {
   }
 
   @Test
-  void overdueWaitsNothingUntilASuccessArrivesInTime() {
+  void overdueWaitsNothingUntilASuccessArrivesWithinTheWaitItHadThen() {
     ManualTicker t = new ManualTicker(0);
     AdaptiveWait w = AdaptiveWait.withDefaults(0);
     for (int i = 0; i < 50; i++) {
@@ -101,48 +101,74 @@ class AdaptiveWaitTest {
     }
     long healthy = w.waitNanos(t.read());
     assertThat(healthy).isBetween(196 * MS, 204 * MS);
-    w.onOverdue();
-    assertThat(w.isOverdue()).isTrue();
+    w.onOverdue(t.read());
+    assertThat(w.isOverdue(t.read())).isTrue();
     assertThat(w.waitNanos(t.read())).isZero();
-    t.advance(100 * MS);
-    w.onSuccess(healthy + 50 * MS, t.read()); // answered, but later than a healthy origin does
+    // a brownout: slower successes feed the estimate, which grows, but cannot end the overdue
+    for (int i = 0; i < 200; i++) {
+      t.advance(10 * MS);
+      w.onSuccess(healthy + 300 * MS, t.read());
+    }
+    assertThat(w.healthyWaitNanos(t.read())).isGreaterThan(healthy + 300 * MS);
     assertThat(w.waitNanos(t.read())).as("still slow").isZero();
-    w.onSuccess(120 * MS, t.read());
-    assertThat(w.isOverdue()).isFalse();
+    w.onSuccess(120 * MS, t.read()); // as fast as before the brownout
+    assertThat(w.isOverdue(t.read())).isFalse();
     assertThat(w.waitNanos(t.read())).isEqualTo(w.healthyWaitNanos(t.read())).isPositive();
   }
 
+  @Test
+  void overdueEndsAfterThirtySecondsSoAChangedOriginIsMeasuredAgain() {
+    ManualTicker t = new ManualTicker(NEAR_WRAP);
+    AdaptiveWait w = AdaptiveWait.withDefaults(t.read());
+    w.onSuccess(50 * MS, t.read());
+    w.onOverdue(t.read());
+    t.advance(29_999 * MS);
+    assertThat(w.waitNanos(t.read())).isZero();
+    t.advance(MS);
+    assertThat(w.isOverdue(t.read())).isFalse();
+    assertThat(w.waitNanos(t.read())).isBetween(98 * MS, 102 * MS);
+  }
+
   /**
-   * Seeded random sequences of successes, overdue waits and time steps against the rules: the wait
-   * is 0 exactly while overdue; otherwise at least the floor and at most twice the largest sample
-   * ever seen (plus the histogram's error), or the no-data default before any sample.
+   * Seeded random sequences of successes, overdue waits and time steps against a reference model:
+   * the wait is 0 exactly while overdue (since the last run-out, for at most 30 s, until a success
+   * within the wait frozen at the first run-out); otherwise at least the floor and at most twice
+   * the largest sample seen (plus the histogram's error), or the no-data default before any sample.
    */
   @Test
-  void randomSequencesKeepTheRules() {
+  void randomSequencesFollowTheModel() {
     for (long seed = 1; seed <= 200; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       ManualTicker t = new ManualTicker(random.nextBoolean() ? 0 : NEAR_WRAP);
       AdaptiveWait w = AdaptiveWait.withDefaults(t.read());
-      boolean overdue = false;
+      long frozen = -1;
+      long since = 0;
       long largest = -1;
       for (int step = 0; step < 300; step++) {
         int kind = random.nextInt(10);
         if (kind < 6) {
           long latency = random.nextLong(1, 2_000) * MS;
-          boolean inTime = latency <= w.healthyWaitNanos(t.read());
+          if (frozen >= 0 && latency <= frozen) {
+            frozen = -1;
+          }
           w.onSuccess(latency, t.read());
           largest = Math.max(largest, latency);
-          overdue &= !inTime;
         } else if (kind < 7) {
-          w.onOverdue();
-          overdue = true;
+          long healthy = w.healthyWaitNanos(t.read());
+          since = t.read();
+          if (frozen < 0) {
+            frozen = healthy;
+          }
+          w.onOverdue(t.read());
         } else {
-          t.advance(random.nextLong(1, 3_000) * MS);
+          t.advance(random.nextLong(1, 8_000) * MS);
+        }
+        if (frozen >= 0 && t.read() - since >= 30_000 * MS) {
+          frozen = -1;
         }
         long wait = w.waitNanos(t.read());
         String at = "seed " + seed + " step " + step;
-        assertThat(w.isOverdue()).as(at).isEqualTo(overdue);
-        if (overdue) {
+        if (frozen >= 0) {
           assertThat(wait).as(at).isZero();
         } else if (largest < 0) {
           assertThat(wait).as(at).isEqualTo(1_000 * MS);

@@ -76,7 +76,8 @@ final class StaleOnSlow {
       return;
     }
     if (overdue != null) {
-      overdue.onOverdue(); // the origin did not answer within its healthy wait: it is slow now
+      // the origin did not answer within its healthy wait: it is slow now
+      overdue.onOverdue(c.cs.ticker().read());
     }
     CachedResponse e = c.stale();
     if (e == null) {
