@@ -11,13 +11,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>How it works.</b> Every successful response head (not slow, not failed: the caller feeds
  * only those) is recorded in a {@link RollingLatencyHistogram} (10 s in 5 slices), so the estimate
- * decays: samples older than the window no longer count. The estimate is the window's p99 — its
- * largest sample while it holds fewer than 20, where a p99 means nothing — recomputed at most every
+ * decays: samples older than the window no longer count. The estimate is the window's p95 — its
+ * largest sample while it holds fewer than 20, where a p95 means nothing — recomputed at most every
  * 100 ms by the caller that finds it due (one CAS), and kept when the window empties (a quiet or
  * failing origin keeps its last known healthy latency rather than forgetting it). The wait is
- * {@code max(floor, multiplier × estimate)}: {@code 2 × p99} means fewer than one healthy answer in
- * a hundred is ever close to it, and the floor keeps a 1 ms origin's jitter from counting as slow.
- * Before the first sample the wait is {@code noData}.
+ * {@code max(floor, multiplier × estimate)}. {@code 2 × p95}: a healthy answer slower than that is
+ * rare (0.14 % of a lognormal latency whose p99 is 3.3 times its median), and the wait stays short
+ * enough that a brownout's first requests are not held long; the floor keeps a 1 ms origin's jitter
+ * from counting as slow. Before the first sample the wait is {@code noData}.
  *
  * <p><b>Overdue.</b> When a wait runs out without the origin's answer ({@link #onOverdue}), the
  * origin is known slow: the wait is 0 — act at once — until a success arrives within the healthy
@@ -33,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the request's own failure).
  */
 public final class AdaptiveWait {
-  /** The multiplier of the estimate, {@code 2 × p99}. */
+  /** The multiplier of the estimate, {@code 2 × p95}. */
   public static final double DEFAULT_MULTIPLIER = 2.0;
 
   /** The smallest wait, 20 ms. */
@@ -42,7 +43,7 @@ public final class AdaptiveWait {
   /** The wait before anything was observed, 1 s. */
   public static final Duration DEFAULT_NO_DATA = Duration.ofSeconds(1);
 
-  private static final double QUANTILE = 0.99;
+  private static final double QUANTILE = 0.95;
   private static final int MIN_SAMPLES = 20;
   private static final long REFRESH_NANOS = 100_000_000L;
   private static final long MAX_OVERDUE_NANOS = 30_000_000_000L;
@@ -77,7 +78,7 @@ public final class AdaptiveWait {
     this.nextRefresh = new AtomicLong(nowNanos);
   }
 
-  /** {@code max(20 ms, 2 × p99)}, 1 s before the first sample. */
+  /** {@code max(20 ms, 2 × p95)}, 1 s before the first sample. */
   public static AdaptiveWait withDefaults(long nowNanos) {
     return new AdaptiveWait(DEFAULT_MULTIPLIER, DEFAULT_FLOOR, DEFAULT_NO_DATA, nowNanos);
   }
@@ -102,11 +103,13 @@ public final class AdaptiveWait {
 
   /**
    * A wait ran out before the origin answered: do not wait, until it answers in time or for 30 s
-   * from now.
+   * from now. Returns true for the call that made the origin overdue (its caller may release
+   * whoever is still waiting), false when it already was.
    */
-  public void onOverdue(long nowNanos) {
+  public boolean onOverdue(long nowNanos) {
+    isOverdue(nowNanos); // an overdue period that has lasted long enough ends first
     overdueSince = nowNanos;
-    overdueWait.compareAndSet(NOT_OVERDUE, healthyWaitNanos(nowNanos));
+    return overdueWait.compareAndSet(NOT_OVERDUE, healthyWaitNanos(nowNanos));
   }
 
   /** Whether the origin is overdue at {@code nowNanos}: then {@link #waitNanos} is 0. */
@@ -138,7 +141,7 @@ public final class AdaptiveWait {
   }
 
   /**
-   * The healthy latency estimate: the window's p99 (its largest sample below 20 samples), the last
+   * The healthy latency estimate: the window's p95 (its largest sample below 20 samples), the last
    * one when the window is empty, {@link RollingLatencyHistogram#NO_DATA} before the first sample.
    */
   public long estimateNanos(long nowNanos) {

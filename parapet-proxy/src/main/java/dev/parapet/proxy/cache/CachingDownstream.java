@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -91,10 +92,11 @@ public final class CachingDownstream implements Downstream {
   }
 
   /**
-   * {@code stale_on_slow: auto}'s inputs for one request: its origin's observed latency and the
-   * route's timeout, which caps the wait.
+   * {@code stale_on_slow: auto}'s inputs for one request: its origin's observed latency, the
+   * requests waiting it out now (released together once the origin is overdue), and the route's
+   * timeout, which caps the wait.
    */
-  public record OriginWait(AdaptiveWait latency, long capNanos) {}
+  public record OriginWait(AdaptiveWait latency, Set<Runnable> waiting, long capNanos) {}
 
   private static final String CACHE_STATUS = "Cache-Status";
 

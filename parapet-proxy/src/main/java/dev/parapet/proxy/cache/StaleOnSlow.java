@@ -3,6 +3,7 @@ package dev.parapet.proxy.cache;
 import dev.parapet.core.latency.AdaptiveWait;
 import io.netty.handler.codec.http.FullHttpResponse;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -20,18 +21,31 @@ import org.jspecify.annotations.Nullable;
  * loop; the request path cancels it when the origin's head, an error or the client's departure
  * comes first.
  *
- * <p>With {@code stale_on_slow: auto} (the default) the wait is the origin's own: twice the p99 of
+ * <p>With {@code stale_on_slow: auto} (the default) the wait is the origin's own: twice the p95 of
  * its recent successful responses, at least 20 ms, at most the route's timeout ({@link
- * AdaptiveWait}). A wait that runs out marks the origin overdue: later requests answer their copy
- * at once, without waiting, until one of the fetches going on behind those answers comes back
- * within the healthy wait. So during a brownout only the first requests wait, as they do for an
- * open breaker.
+ * AdaptiveWait}). A wait that runs out marks the origin overdue: the requests still waiting it out
+ * are answered then too (each on its own loop), and later requests answer their copy at once,
+ * without waiting, until one of the fetches going on behind those answers comes back within the
+ * healthy wait. So during a brownout only the first requests wait, and no longer than the first of
+ * them, as they do for an open breaker.
  */
 final class StaleOnSlow {
-  private final ScheduledFuture<?> timer;
+  private final CachingDownstream c;
 
-  private StaleOnSlow(ScheduledFuture<?> timer) {
-    this.timer = timer;
+  /** The origin's estimator, told when this wait runs out; null for a fixed or no wait. */
+  private final @Nullable AdaptiveWait observed;
+
+  /** The origin's waiting requests, this one among them as {@link #release}; or null. */
+  private final @Nullable Set<Runnable> waiting;
+
+  private final Runnable release = this::releaseFromAnyThread;
+  private @Nullable ScheduledFuture<?> timer;
+
+  private StaleOnSlow(
+      CachingDownstream c, @Nullable AdaptiveWait observed, @Nullable Set<Runnable> waiting) {
+    this.c = c;
+    this.observed = observed;
+    this.waiting = waiting;
   }
 
   /**
@@ -45,40 +59,68 @@ final class StaleOnSlow {
       return null;
     }
     Duration fixed = c.cs.edge().staleOnSlow(c.routeId);
-    AdaptiveWait auto = null;
+    StaleOnSlow s;
     long after;
     if (fixed != null) {
       after = fixed.toNanos();
       if (after <= 0) {
         return null;
       }
+      s = new StaleOnSlow(c, null, null);
     } else {
       CachingDownstream.OriginWait o = c.originWait;
       if (o == null) {
         return null;
       }
-      auto = o.latency();
-      after = Math.min(o.capNanos(), auto.waitNanos(c.cs.ticker().read()));
+      after = Math.min(o.capNanos(), o.latency().waitNanos(c.cs.ticker().read()));
+      s = after > 0 ? new StaleOnSlow(c, o.latency(), o.waiting()) : new StaleOnSlow(c, null, null);
     }
-    AdaptiveWait observed = auto;
-    boolean waited = after > 0;
-    return new StaleOnSlow(
-        c.eventLoop()
-            .schedule(() -> fire(c, waited ? observed : null), after, TimeUnit.NANOSECONDS));
+    s.timer = c.eventLoop().schedule(s::fire, after, TimeUnit.NANOSECONDS);
+    if (s.waiting != null) {
+      s.waiting.add(s.release);
+    }
+    return s;
   }
 
-  /**
-   * @param overdue the origin's estimator to tell that a wait ran out, or null (a fixed duration,
-   *     or no wait because the origin is already overdue)
-   */
-  private static void fire(CachingDownstream c, @Nullable AdaptiveWait overdue) {
+  /** The wait ran out, on the request's loop. */
+  private void fire() {
+    Set<Runnable> w = waiting;
+    if (w != null && !w.remove(release)) {
+      return; // released already, or cancelled
+    }
     if (!c.awaitingOrigin()) {
       return;
     }
-    if (overdue != null) {
-      // the origin did not answer within its healthy wait: it is slow now
-      overdue.onOverdue(c.cs.ticker().read());
+    AdaptiveWait o = observed;
+    if (o != null && w != null && o.onOverdue(c.cs.ticker().read())) {
+      // the origin did not answer within its healthy wait: it is slow now, for the others too
+      for (Runnable other : w) {
+        other.run();
+      }
     }
+    answerStale(c);
+  }
+
+  /** Another request's wait made the origin overdue: answer now, on this request's loop. */
+  private void releaseFromAnyThread() {
+    c.eventLoop().execute(this::releasedEarly);
+  }
+
+  private void releasedEarly() {
+    Set<Runnable> w = waiting;
+    if (w == null || !w.remove(release)) {
+      return; // its own timer fired first, or it was cancelled
+    }
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
+    }
+    if (c.awaitingOrigin()) {
+      answerStale(c);
+    }
+  }
+
+  private static void answerStale(CachingDownstream c) {
     CachedResponse e = c.stale();
     if (e == null) {
       return;
@@ -104,6 +146,13 @@ final class StaleOnSlow {
   }
 
   void cancel() {
-    timer.cancel(false);
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
+    }
+    Set<Runnable> w = waiting;
+    if (w != null) {
+      w.remove(release);
+    }
   }
 }

@@ -77,7 +77,7 @@ public record RouteConfig(
    * @param staleOnSlow {@code stale_on_slow}: with a stored copy that may be served stale-if-error,
    *     how long to wait for the origin before answering with that copy (the fetch goes on in the
    *     background and refreshes the entry); 0 s: never, wait for the origin; null for {@code
-   *     auto}, the default: twice the origin's recent p99 of successful responses (at least 20 ms,
+   *     auto}, the default: twice the origin's recent p95 of successful responses (at least 20 ms,
    *     at most the route's timeout), no wait while the origin is known slow
    */
   public record Cache(boolean enabled, Duration defaultTtl, @Nullable Duration staleOnSlow) {

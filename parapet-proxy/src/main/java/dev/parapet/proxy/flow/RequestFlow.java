@@ -271,7 +271,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
             noCollapse,
             this,
             px.cache.staleOnSlow(r.id()) == null
-                ? new CachingDownstream.OriginWait(pool().staleWait(), r.timeout().toNanos())
+                ? new CachingDownstream.OriginWait(
+                    pool().staleWait(), pool().staleWaiting(), r.timeout().toNanos())
                 : null);
     cache = c;
     return switch (c.step()) {
