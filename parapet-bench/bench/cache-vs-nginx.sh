@@ -9,7 +9,7 @@
 #      with max-age=1 in ~2 ms, then takes 2 s per answer; nginx serves stale while it updates in
 #      the background (proxy_cache_use_stale updating, proxy_cache_background_update on), Parapet
 #      with its defaults (no stale-while-revalidate; stale-if-error and stale_on_slow: auto, a wait
-#      of twice the origin's observed p99, none once a wait has run out); open-loop latency.
+#      of twice the origin's observed p95, none once a wait has run out); open-loop latency.
 # Prints markdown tables for docs/benchmarks.md. Installs nginx and wrk from Debian's packages when
 # missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
