@@ -21,13 +21,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * from counting as slow. Before the first sample the wait is {@code noData}.
  *
  * <p><b>Overdue.</b> When a wait runs out without the origin's answer ({@link #onOverdue}), the
- * origin is known slow: the wait is 0 — act at once — until a success arrives within the healthy
- * wait it had then ({@link #onSuccess}; the wait is frozen at that moment, so a brownout's slower
- * successes, which still feed the estimate, cannot end it), or for at most 30 s, after which a
- * request waits again: an origin whose normal latency really changed is measured anew rather than
- * answered stale for ever. During a brownout only the first requests wait; the fetches that go on
- * behind their answers are what notices the origin's recovery. Only successes feed the estimate, so
- * a brownout's answers the caller classifies as slow or failed do not stretch it.
+ * origin is known slow: the wait is 0 — act at once — until a success arrives as fast as the
+ * origin's healthy answers were then (within the healthy wait divided by the multiplier — the p95 —
+ * frozen at that moment, so a brownout's slower successes, which still feed the estimate, cannot
+ * end it, nor can another tier's stale answer given after its own wait), or for at most 30 s, after
+ * which a request waits again: an origin whose normal latency really changed is measured anew
+ * rather than answered stale for ever. During a brownout only the first requests wait; the fetches
+ * that go on behind their answers are what notices the origin's recovery. Only successes feed the
+ * estimate, so a brownout's answers the caller classifies as slow or failed do not stretch it.
  *
  * <p>Thread-safe and allocation-free; time is passed in (monotonic nanoseconds, compared by
  * subtraction). The caller caps the wait (the route's timeout: a longer wait would never end before
@@ -56,7 +57,7 @@ public final class AdaptiveWait {
   private final AtomicLong nextRefresh;
   private volatile long estimate = RollingLatencyHistogram.NO_DATA;
 
-  /** The healthy wait when the origin became overdue, or {@link #NOT_OVERDUE}. */
+  /** The healthy latency when the origin became overdue, or {@link #NOT_OVERDUE}. */
   private final AtomicLong overdueWait = new AtomicLong(NOT_OVERDUE);
 
   private volatile long overdueSince;
@@ -84,8 +85,9 @@ public final class AdaptiveWait {
   }
 
   /**
-   * A successful response after {@code latencyNanos}. One within the healthy wait the origin had
-   * when it became overdue ends the overdue period: it answers in time again.
+   * A successful response after {@code latencyNanos}. One as fast as the origin's healthy answers
+   * were when it became overdue (the healthy wait then, divided by the multiplier) ends the overdue
+   * period: it answers in time again.
    */
   public void onSuccess(long latencyNanos, long nowNanos) {
     if (latencyNanos < 0) {
@@ -109,7 +111,8 @@ public final class AdaptiveWait {
   public boolean onOverdue(long nowNanos) {
     isOverdue(nowNanos); // an overdue period that has lasted long enough ends first
     overdueSince = nowNanos;
-    return overdueWait.compareAndSet(NOT_OVERDUE, healthyWaitNanos(nowNanos));
+    long healthyLatency = (long) (healthyWaitNanos(nowNanos) / multiplier);
+    return overdueWait.compareAndSet(NOT_OVERDUE, healthyLatency);
   }
 
   /** Whether the origin is overdue at {@code nowNanos}: then {@link #waitNanos} is 0. */

@@ -105,14 +105,16 @@ class AdaptiveWaitTest {
     assertThat(w.onOverdue(t.read())).as("already was").isFalse();
     assertThat(w.isOverdue(t.read())).isTrue();
     assertThat(w.waitNanos(t.read())).isZero();
-    // a brownout: slower successes feed the estimate, which grows, but cannot end the overdue
+    // a brownout: slower successes feed the estimate, which grows, but cannot end the overdue;
+    // nor can answers within the wait but slower than the healthy latency (another tier's stale)
     for (int i = 0; i < 200; i++) {
       t.advance(10 * MS);
       w.onSuccess(healthy + 300 * MS, t.read());
+      w.onSuccess(healthy - 10 * MS, t.read());
     }
     assertThat(w.healthyWaitNanos(t.read())).isGreaterThan(healthy + 300 * MS);
     assertThat(w.waitNanos(t.read())).as("still slow").isZero();
-    w.onSuccess(120 * MS, t.read()); // as fast as before the brownout
+    w.onSuccess(90 * MS, t.read()); // as fast as before the brownout
     assertThat(w.isOverdue(t.read())).isFalse();
     assertThat(w.waitNanos(t.read())).isEqualTo(w.healthyWaitNanos(t.read())).isPositive();
   }
@@ -133,8 +135,9 @@ class AdaptiveWaitTest {
   /**
    * Seeded random sequences of successes, overdue waits and time steps against a reference model:
    * the wait is 0 exactly while overdue (since the last run-out, for at most 30 s, until a success
-   * within the wait frozen at the first run-out); otherwise at least the floor and at most twice
-   * the largest sample seen (plus the histogram's error), or the no-data default before any sample.
+   * within the healthy latency frozen at the first run-out); otherwise at least the floor and at
+   * most twice the largest sample seen (plus the histogram's error), or the no-data default before
+   * any sample.
    */
   @Test
   void randomSequencesFollowTheModel() {
@@ -158,7 +161,7 @@ class AdaptiveWaitTest {
           long healthy = w.healthyWaitNanos(t.read());
           since = t.read();
           if (frozen < 0) {
-            frozen = healthy;
+            frozen = healthy / 2; // the healthy latency the wait came from
           }
           w.onOverdue(t.read());
         } else {

@@ -439,6 +439,7 @@ public final class CachingDownstream implements Downstream {
         delegate.head(response, proxyStatus);
       }
       case DETACHED -> {
+        StaleOnSlow.onHead(this, response);
         // recorded (the head is then held until its content) or merged; never answered
         FullHttpResponse none = OriginHead.decide(this, response, proxyStatus);
         ReferenceCountUtil.release(none);
@@ -448,6 +449,7 @@ public final class CachingDownstream implements Downstream {
       }
       case FORWARD, REFRESH -> {
         stopSlowTimer();
+        StaleOnSlow.onHead(this, response);
         FullHttpResponse instead = OriginHead.decide(this, response, proxyStatus);
         if (instead != null) {
           ReferenceCountUtil.release(response);

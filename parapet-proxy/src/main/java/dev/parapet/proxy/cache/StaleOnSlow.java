@@ -2,6 +2,7 @@ package dev.parapet.proxy.cache;
 
 import dev.parapet.core.latency.AdaptiveWait;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponse;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -80,6 +81,47 @@ final class StaleOnSlow {
       s.waiting.add(s.release);
     }
     return s;
+  }
+
+  /**
+   * The response head of {@code c}'s origin is the next tier's stale answer (its own {@code
+   * Cache-Status} member, the last one, says {@code fwd=stale}): the origin behind it is failing or
+   * slow. With {@code auto}, that makes this origin overdue as a wait running out would — an answer
+   * the next tier gave after its own wait must not pass for a healthy one here.
+   */
+  static void onHead(CachingDownstream c, HttpResponse head) {
+    CachingDownstream.OriginWait o = c.originWait;
+    if (o == null || !lastMemberIsStale(head.headers().get("Cache-Status"))) {
+      return;
+    }
+    if (o.latency().onOverdue(c.cs.ticker().read())) {
+      for (Runnable other : o.waiting()) {
+        other.run();
+      }
+    }
+  }
+
+  /** Whether the last member of a {@code Cache-Status} list has {@code fwd=stale}. */
+  static boolean lastMemberIsStale(@Nullable String cacheStatus) {
+    if (cacheStatus == null) {
+      return false;
+    }
+    int start = 0;
+    boolean quoted = false;
+    for (int i = 0; i < cacheStatus.length(); i++) {
+      char ch = cacheStatus.charAt(i);
+      if (ch == '"' && (i == 0 || cacheStatus.charAt(i - 1) != '\\')) {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        start = i + 1;
+      }
+    }
+    for (String param : cacheStatus.substring(start).split(";")) {
+      if (param.trim().equals("fwd=stale")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The wait ran out, on the request's loop. */
