@@ -20,6 +20,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -349,7 +351,19 @@ public final class HostPool {
     f.addListener(done -> {
       SslHandler ssl = done.isSuccess() && tls != null ? ch.pipeline().get(SslHandler.class) : null;
       if (ssl != null) {
-        ssl.handshakeFuture().addListener(hs -> connected(ch, hs, started, acquirer));
+        ssl.handshakeFuture()
+            .addListener(hs -> {
+              Throwable cause = hs.cause();
+              if (cause != null && !(cause instanceof SSLException)) {
+                // Closed or reset mid-handshake, or not TLS at all: still a TLS failure to
+                // the client (tls_protocol_error), not a refused connection.
+                SSLException wrapped = new SSLHandshakeException("handshake failed: " + cause);
+                wrapped.initCause(cause);
+                connected(ch, ch.newFailedFuture(wrapped), started, acquirer);
+              } else {
+                connected(ch, hs, started, acquirer);
+              }
+            });
       } else {
         connected(ch, done, started, acquirer);
       }
