@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * Command-line clients the tests drive (curl, openssl s_client): found on the PATH; a test that
- * needs a missing one is skipped — or fails, when {@code bin/test} installed the tools and set
- * {@code PARAPET_REQUIRE_TLS_TOOLS}.
+ * needs a missing one is skipped — or fails, when {@code bin/test} installed it and set {@code
+ * PARAPET_REQUIRE_CURL} or {@code PARAPET_REQUIRE_OPENSSL}.
  */
 public final class Tools {
   private Tools() {}
@@ -33,7 +33,7 @@ public final class Tools {
         }
       }
     }
-    if (System.getenv("PARAPET_REQUIRE_TLS_TOOLS") != null) {
+    if (System.getenv("PARAPET_REQUIRE_" + command.toUpperCase(java.util.Locale.ROOT)) != null) {
       assertThat(found).as(command + " on the PATH").isTrue();
     }
     Assumptions.assumeTrue(found, command + " is not installed");
