@@ -83,6 +83,9 @@ class TlsListenerTest {
         origins:
           api: {hosts: [127.0.0.1:%d]}
         routes:
+          - match: {prefix: /c/}
+            origin: api
+            cache: {default_ttl: 60s}
           - origin: api
             cache: off
         """
@@ -200,6 +203,27 @@ class TlsListenerTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"openssl"})
+  void aResponseCachedForHttpIsNeverServedForHttpsNorTheOtherWayRound(String provider)
+      throws Exception {
+    start(provider);
+    // Both with Host: a.test, so only the scheme tells the two apart.
+    try (java.net.Socket plain = new java.net.Socket("127.0.0.1", port)) {
+      plain.setSoTimeout(10_000);
+      assertThat(get(plain, "/c/page")).startsWith("HTTP/1.1 200");
+      assertThat(get(plain, "/c/page")).startsWith("HTTP/1.1 200");
+    }
+    assertThat(origin.calls.get()).as("the second http request is a hit").isEqualTo(1);
+    try (SSLSocket s = connect("a.test")) {
+      assertThat(get(s, "/c/page")).startsWith("HTTP/1.1 200");
+      assertThat(origin.calls.get()).as("https does not get http's entry").isEqualTo(2);
+      assertThat(header(origin.seenHeaders.get(1), "X-Forwarded-Proto")).isEqualTo("https");
+      assertThat(get(s, "/c/page")).startsWith("HTTP/1.1 200");
+    }
+    assertThat(origin.calls.get()).as("the second https request is a hit").isEqualTo(2);
+  }
+
   private String sClient(String serverName, String alpn) throws Exception {
     return sClient(List.of("-servername", serverName, "-alpn", alpn));
   }
@@ -243,8 +267,13 @@ class TlsListenerTest {
 
   /** One keep-alive GET on {@code s}: the status line and headers, the body read and dropped. */
   private static String get(SSLSocket s) throws IOException {
+    return get(s, "/k");
+  }
+
+  private static String get(java.net.Socket s, String path) throws IOException {
     OutputStream out = s.getOutputStream();
-    out.write("GET /k HTTP/1.1\r\nHost: a.test\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    out.write(
+        ("GET " + path + " HTTP/1.1\r\nHost: a.test\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
     out.flush();
     InputStream in = s.getInputStream();
     ByteArrayOutputStream head = new ByteArrayOutputStream();
