@@ -3,6 +3,7 @@ package dev.parapet.proxy.tls;
 import dev.parapet.proxy.config.HostPort;
 import dev.parapet.proxy.config.PemFiles;
 import dev.parapet.proxy.config.TlsConfig;
+import dev.parapet.proxy.metrics.ProxyMetrics;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SniHandler;
@@ -16,8 +17,10 @@ import java.io.UncheckedIOException;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
@@ -49,8 +52,12 @@ public final class ServerTls {
   /** How long the ClientHello may take before the connection is closed. */
   private static final long CLIENT_HELLO_TIMEOUT_MILLIS = 10_000;
 
+  /** The gauge of each certificate's {@code notAfter}, labelled by its first name. */
+  public static final String EXPIRY_GAUGE = "parapet.tls.certificate.expiry.timestamp.seconds";
+
   private final HostPort listen;
   private final boolean http2;
+  private final ProxyMetrics metrics;
   private volatile Contexts contexts;
 
   /** The contexts of one configuration: what {@link #swap} installs. */
@@ -58,11 +65,17 @@ public final class ServerTls {
     private final Mapping<String, SslContext> byName;
     private final SslProvider provider;
     private final List<String> names;
+    private final Map<String, Long> notAfter;
 
-    private Contexts(Mapping<String, SslContext> byName, SslProvider provider, List<String> names) {
+    private Contexts(
+        Mapping<String, SslContext> byName,
+        SslProvider provider,
+        List<String> names,
+        Map<String, Long> notAfter) {
       this.byName = byName;
       this.provider = provider;
       this.names = names;
+      this.notAfter = notAfter;
     }
   }
 
@@ -72,10 +85,12 @@ public final class ServerTls {
    * @param http2 whether to advertise {@code h2} in ALPN (only when the listener can serve it)
    * @throws IllegalArgumentException when a file cannot be used or the provider cannot load
    */
-  public ServerTls(TlsConfig config, boolean http2) {
+  public ServerTls(TlsConfig config, boolean http2, ProxyMetrics metrics) {
     this.listen = config.listen();
     this.http2 = http2;
+    this.metrics = metrics;
     this.contexts = prepare(config);
+    exportExpiry();
   }
 
   /** Where the HTTPS listener binds (a change needs a restart). */
@@ -114,6 +129,25 @@ public final class ServerTls {
   /** Installs {@code next}: handshakes from now on use it. */
   public void swap(Contexts next) {
     this.contexts = next;
+    exportExpiry();
+  }
+
+  /**
+   * Each certificate's {@code notAfter} as a Unix time, by its first name ({@code
+   * parapet_tls_certificate_expiry_timestamp_seconds{certificate}}, what the alert rules watch). A
+   * certificate a reload removed reads NaN.
+   */
+  private void exportExpiry() {
+    for (String label : contexts.notAfter.keySet()) {
+      metrics.gauge(
+          EXPIRY_GAUGE,
+          "certificate",
+          label,
+          () -> {
+            Long seconds = contexts.notAfter.get(label);
+            return seconds == null ? Double.NaN : seconds;
+          });
+    }
   }
 
   /** A new connection's first handler: reads the server name, then puts the SslHandler there. */
@@ -142,6 +176,7 @@ public final class ServerTls {
             alpn);
     DomainWildcardMappingBuilder<SslContext> mapping = null;
     Set<String> names = new LinkedHashSet<>();
+    Map<String, Long> notAfter = new LinkedHashMap<>();
     for (int i = 0; i < config.certificates().size(); i++) {
       TlsConfig.Certificate c = config.certificates().get(i);
       String at = "tls.certificates[" + i + "]";
@@ -169,16 +204,19 @@ public final class ServerTls {
       if (mapping == null) {
         mapping = new DomainWildcardMappingBuilder<>(ctx);
       }
-      for (String name : CertificateNames.of(chain.get(0))) {
+      List<String> own = CertificateNames.of(chain.get(0));
+      for (String name : own) {
         if (names.add(name)) {
           mapping.add(name, ctx);
         }
       }
+      notAfter.put(
+          own.isEmpty() ? at : own.get(0), chain.get(0).getNotAfter().toInstant().getEpochSecond());
     }
     if (mapping == null) {
       throw new IllegalArgumentException(
           "tls.certificates : none (expected: at least one {cert_file, key_file})");
     }
-    return new Contexts(mapping.build(), provider, new ArrayList<>(names));
+    return new Contexts(mapping.build(), provider, new ArrayList<>(names), notAfter);
   }
 }
