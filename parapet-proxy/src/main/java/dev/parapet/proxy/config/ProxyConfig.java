@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param routes in file order
  * @param accessLog the access log file, or null
  * @param tracing OpenTelemetry export; {@link TracingConfig#OFF} by default
+ * @param tls the HTTPS listener, or null when there is none
  */
 public record ProxyConfig(
     String name,
@@ -33,7 +34,8 @@ public record ProxyConfig(
     Map<String, OriginConfig> origins,
     List<RouteConfig> routes,
     @Nullable Path accessLog,
-    TracingConfig tracing) {
+    TracingConfig tracing,
+    @Nullable TlsConfig tls) {
 
   /** DESIGN.md's default name. */
   public static final String DEFAULT_NAME = "parapet";

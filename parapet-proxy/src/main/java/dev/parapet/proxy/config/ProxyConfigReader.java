@@ -1,6 +1,7 @@
 package dev.parapet.proxy.config;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -31,7 +32,8 @@ final class ProxyConfigReader {
           "origins",
           "routes",
           "access_log",
-          "tracing");
+          "tracing",
+          "tls");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
   private final List<ConfigProblem> problems;
@@ -39,9 +41,12 @@ final class ProxyConfigReader {
   private final BreakerConfigReader breakers;
   private final CrossBlockChecks checks;
 
-  ProxyConfigReader(List<ConfigProblem> problems, Path baseDir) {
+  private final TlsConfigReader tls;
+
+  ProxyConfigReader(List<ConfigProblem> problems, Path baseDir, Instant now) {
     this.problems = problems;
     this.baseDir = baseDir;
+    this.tls = new TlsConfigReader(problems, baseDir, now);
     this.breakers = new BreakerConfigReader(problems);
     this.checks = new CrossBlockChecks(problems);
   }
@@ -70,7 +75,7 @@ final class ProxyConfigReader {
     OverloadConfig overload =
         OverloadConfigReader.read(r.mapping("overload", OverloadConfigReader.KEYS));
     CacheConfig cache = CacheConfigReader.read(r.mapping("cache", CacheConfigReader.KEYS));
-    OriginConfigReader.Origins origins = new OriginConfigReader(problems, breakers).read(r);
+    OriginConfigReader.Origins origins = new OriginConfigReader(problems, breakers, tls).read(r);
     checks.fallbacks(origins);
     List<RouteConfig> routes =
         new RouteConfigReader(problems, breakers, checks)
@@ -80,6 +85,16 @@ final class ProxyConfigReader {
         AccessLogConfigReader.read(r.mapping("access_log", AccessLogConfigReader.KEYS), baseDir);
     TracingConfig tracing =
         TracingConfigReader.read(r.mapping("tracing", TracingConfigReader.KEYS));
+    TlsConfig tlsListener = tls.listener(r);
+    if (tlsListener != null
+        && !r.failed("listen")
+        && (tlsListener.listen().equals(listen) || tlsListener.listen().equals(admin.listen()))) {
+      problems.add(
+          ConfigProblem.error(
+              "tls.listen",
+              "must differ from listen and admin.listen, was " + tlsListener.listen(),
+              r.mapping("tls", TlsConfigReader.KEYS).location("listen")));
+    }
     return new ProxyConfig(
         name,
         listen,
@@ -92,6 +107,7 @@ final class ProxyConfigReader {
         origins.configs(),
         routes,
         accessLog,
-        tracing);
+        tracing,
+        tlsListener);
   }
 }

@@ -16,6 +16,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.flow.AccessLog;
 import dev.parapet.proxy.flow.ClientLimits;
 import dev.parapet.proxy.flow.IncidentMode;
@@ -30,6 +31,9 @@ import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.tls.AlpnDispatch;
+import dev.parapet.proxy.tls.ServerTls;
+import dev.parapet.proxy.tls.TlsInitializer;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -37,6 +41,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -53,6 +58,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -86,6 +92,11 @@ public final class ProxyServer implements AutoCloseable {
   private List<Route> routes;
 
   private @Nullable Channel serverChannel;
+
+  /** The HTTPS listener's certificates, or null when there is no {@code tls:} block. */
+  private final @Nullable ServerTls tls;
+
+  private @Nullable Channel tlsChannel;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> probing;
   private @Nullable BreakerProber prober;
@@ -126,6 +137,9 @@ public final class ProxyServer implements AutoCloseable {
         metrics.gauge("parapet.access.log.dropped", "listener", settings.name(), log::dropped);
       }
       this.context = build(settings, routes, pools(b.origins), b.cache, null, false).context();
+      TlsConfig tlsConfig = b.tls;
+      this.tls =
+          tlsConfig == null ? null : new ServerTls(tlsConfig, http2OverTls() != null, metrics);
     } catch (RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
@@ -154,6 +168,7 @@ public final class ProxyServer implements AutoCloseable {
     private Transport transport = Transport.preferred();
     private @Nullable Path accessLog;
     private Tracing tracing = Tracing.OFF;
+    private @Nullable TlsConfig tls;
 
     private Builder(ProxySettings settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -207,6 +222,12 @@ public final class ProxyServer implements AutoCloseable {
     /** Spans of requests and attempts (a change needs a restart); off when unset. */
     public Builder tracing(Tracing tracing) {
       this.tracing = Objects.requireNonNull(tracing, "tracing");
+      return this;
+    }
+
+    /** An HTTPS listener beside the plain one ({@code tls:}); none when null (the default). */
+    public Builder tls(@Nullable TlsConfig tls) {
+      this.tls = tls;
       return this;
     }
 
@@ -527,10 +548,36 @@ public final class ProxyServer implements AutoCloseable {
     return policies;
   }
 
-  /** Binds the listener. */
+  /**
+   * Adds the HTTP/1.1 handlers to the end of {@code p}: on a plain connection at once, on a TLS
+   * connection once ALPN chose {@code http/1.1} ({@link AlpnDispatch}).
+   */
+  private void http1(ChannelPipeline p) {
+    RequestHeadTimer timer =
+        new RequestHeadTimer(
+            settings.headerTimeout().toNanos(),
+            settings.idleTimeout().toNanos(),
+            context.responses(),
+            context.viaMember(),
+            metrics,
+            ticker);
+    p.addLast("head-timer", timer)
+        .addLast(
+            ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
+        .addLast("expect", new ContinueHandler())
+        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
+  }
+
+  /**
+   * What ALPN's {@code h2} gets on the HTTPS listener: the HTTP/2 handlers, added to the end of the
+   * pipeline. Null while the listener serves no HTTP/2: {@code h2} is then not advertised.
+   */
+  private @Nullable Consumer<ChannelPipeline> http2OverTls() {
+    return null;
+  }
+
+  /** Binds the listener (and the HTTPS listener when {@code tls:} is configured). */
   public ProxyServer start() throws InterruptedException {
-    long headerNanos = settings.headerTimeout().toNanos();
-    long idleNanos = settings.idleTimeout().toNanos();
     ServerBootstrap b =
         new ServerBootstrap()
             .group(group)
@@ -541,24 +588,19 @@ public final class ProxyServer implements AutoCloseable {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    RequestHeadTimer timer =
-                        new RequestHeadTimer(
-                            headerNanos,
-                            idleNanos,
-                            context.responses(),
-                            context.viaMember(),
-                            metrics,
-                            ticker);
-                    ch.pipeline()
-                        .addLast("head-timer", timer)
-                        .addLast(
-                            ClientCodec.handlers(
-                                settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
-                        .addLast("expect", new ContinueHandler())
-                        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
+                    http1(ch.pipeline());
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
+    ServerTls t = tls;
+    if (t != null) {
+      tlsChannel =
+          b.clone()
+              .childHandler(new TlsInitializer(t, this::http1, http2OverTls()))
+              .bind(t.listen().host(), t.listen().port())
+              .sync()
+              .channel();
+    }
     synchronized (this) {
       context.origins().values().forEach(p -> p.start(group));
     }
@@ -581,16 +623,38 @@ public final class ProxyServer implements AutoCloseable {
    * @return the requests still in flight when it stopped waiting, 0 when drained
    */
   public long drain(Duration max) throws InterruptedException {
-    Channel c = serverChannel;
-    if (c != null) {
-      c.close().syncUninterruptibly();
-    }
+    closeListeners();
     long deadline = ticker.read() + max.toNanos();
     long inFlight;
     while ((inFlight = metrics.routeInflight()) > 0 && ticker.read() - deadline < 0) {
       Thread.sleep(20);
     }
     return inFlight;
+  }
+
+  private void closeListeners() {
+    Channel plain = serverChannel;
+    if (plain != null) {
+      plain.close().syncUninterruptibly();
+    }
+    Channel secure = tlsChannel;
+    if (secure != null) {
+      secure.close().syncUninterruptibly();
+    }
+  }
+
+  /** The HTTPS listener's certificates (for a reload), or null when there is none. */
+  public @Nullable ServerTls tls() {
+    return tls;
+  }
+
+  /** The HTTPS listener's bound port (useful when configured with port 0). */
+  public int tlsPort() {
+    Channel c = tlsChannel;
+    if (c == null) {
+      throw new IllegalStateException("tls : not listening (expected: a tls block and start())");
+    }
+    return ((InetSocketAddress) c.localAddress()).getPort();
   }
 
   /** Synthetic breaker probes sent so far (0 before start). */
@@ -652,10 +716,7 @@ public final class ProxyServer implements AutoCloseable {
     if (closed.getAndSet(true)) {
       return;
     }
-    Channel c = serverChannel;
-    if (c != null) {
-      c.close().syncUninterruptibly();
-    }
+    closeListeners();
     overload.close();
     io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
     if (r != null) {

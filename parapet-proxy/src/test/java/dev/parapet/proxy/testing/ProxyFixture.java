@@ -324,6 +324,7 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
     private @Nullable OverloadMonitor overload;
     private @Nullable Transport transport;
     private @Nullable Path accessLog;
+    private dev.parapet.proxy.config.@Nullable TlsConfig tls;
 
     private ProxySpec() {}
 
@@ -396,6 +397,12 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       return this;
     }
 
+    /** An HTTPS listener beside the plain one. */
+    public ProxySpec tls(dev.parapet.proxy.config.TlsConfig tls) {
+      this.tls = tls;
+      return this;
+    }
+
     public ProxySpec accessLog(Path file) {
       this.accessLog = file;
       return this;
@@ -423,6 +430,9 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       }
       if (tracing != null) {
         b.tracing(tracing);
+      }
+      if (tls != null) {
+        b.tls(tls);
       }
       ProxyServer p = b.build();
       closeLater(p);
