@@ -4,7 +4,12 @@
 #      (wrk -t1 -c50, several alternating rounds);
 #   2. stale serving while the origin is down: responses fresh for 1 s, the origin stopped, each
 #      proxy serves its stale copy (Parapet: stale-if-error; nginx: proxy_cache_use_stale);
-#      open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission) and wrk.
+#      open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission) and wrk;
+#   3. stale serving while the origin is slow: `parapet origin` (fault-injecting) answers 1 KiB
+#      with max-age=1 in ~2 ms, then takes 2 s per answer; nginx serves stale while it updates in
+#      the background (proxy_cache_use_stale updating, proxy_cache_background_update on), Parapet
+#      with its defaults (no stale-while-revalidate; stale-if-error and stale_on_slow: auto, a wait
+#      of twice the origin's observed p95, none once a wait has run out); open-loop latency.
 # Prints markdown tables for docs/benchmarks.md. Installs nginx and wrk from Debian's packages when
 # missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
@@ -18,7 +23,7 @@ rounds=${2:-3}
 open_rate=${3:-2000}
 bench_need wrk nginx
 
-ORIGIN=19101 NGINX=18180 PARAPET=18181 ADMIN=18991
+ORIGIN=19101 NGINX=18180 PARAPET=18181 ADMIN=18991 SLOW=19102 SLOWCTL=19103
 mkdir -p "$work/www/hot" "$work/www/stale" "$work/logs" "$work/cache"
 chmod 777 "$work" "$work/cache"
 head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/hot/1k"
@@ -36,6 +41,7 @@ CONF
 write_nginx_conf nginx <<CONF
   proxy_cache_path $work/cache levels=1:2 keys_zone=edge:16m max_size=256m inactive=10m use_temp_path=off;
   upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
+  upstream slow { server 127.0.0.1:$SLOW; keepalive 64; }
   server {
     listen 127.0.0.1:$NGINX;
     location / {
@@ -46,6 +52,18 @@ write_nginx_conf nginx <<CONF
       proxy_read_timeout 3s;
       proxy_cache edge;
       proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
+      proxy_cache_lock on;
+      add_header X-Cache-Status \$upstream_cache_status;
+    }
+    location /slow/ {
+      proxy_pass http://slow;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_connect_timeout 250ms;
+      proxy_read_timeout 3s;
+      proxy_cache edge;
+      proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
+      proxy_cache_background_update on;
       proxy_cache_lock on;
       add_header X-Cache-Status \$upstream_cache_status;
     }
@@ -60,7 +78,12 @@ origins:
   origin:
     hosts: [127.0.0.1:$ORIGIN]
     timeout: 3s
+  slow:
+    hosts: [127.0.0.1:$SLOW]
+    timeout: 3s
 routes:
+  - match: {prefix: /slow/}
+    origin: slow
   - match: {prefix: /}
     origin: origin
 CONF
@@ -68,6 +91,12 @@ CONF
 /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
 /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
 start_parapet "$work/parapet.yaml" "$ADMIN"
+# shellcheck disable=SC2086 # a flag list
+setsid java -Xmx256m $PARAPET_JVM_FLAGS -jar "$root/parapet-proxy/target/parapet.jar" origin --port "$SLOW" \
+  --control-port "$SLOWCTL" --threads 1 --body-size 1024 --cache-control max-age=1 --latency uniform:1ms-3ms \
+  >"$work/logs/slow-origin.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do curl -sf "127.0.0.1:$SLOW/slow/1k" >/dev/null 2>&1 && break; sleep 0.1; done
 curl -sf "127.0.0.1:$PARAPET/hot/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
 curl -sf "127.0.0.1:$NGINX/hot/1k" >/dev/null
 hit_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
@@ -97,6 +126,23 @@ stale_rows+=("$(openloop "parapet (origin down, stale)" "http://127.0.0.1:$PARAP
 stale_wrk=()
 stale_wrk+=("$(run_wrk "nginx (origin down, stale)" $NGINX /stale/1k)")
 stale_wrk+=("$(run_wrk "parapet (origin down, stale)" $PARAPET /stale/1k)")
+# Slow: both caches fetch /slow/1k from the healthy fault origin for 3 s (Parapet observes its
+# latency), then every answer of the origin takes 2 s, well within both proxies' 3 s timeouts.
+wrk -t1 -c8 -d3s "http://127.0.0.1:$NGINX/slow/1k" >/dev/null 2>&1
+wrk -t1 -c8 -d3s "http://127.0.0.1:$PARAPET/slow/1k" >/dev/null 2>&1
+curl -sf -X PUT -d '{"latency": "fixed:2s"}' "127.0.0.1:$SLOWCTL/plan" >/dev/null
+sleep 1.5
+slow_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/slow/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
+slow_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/slow/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')
+origin_requests() { curl -s "127.0.0.1:$SLOWCTL/stats" | tr -d ' \n' | grep -o '"requests":[0-9]*' | cut -d: -f2; }
+slow_rows=()
+curl -sf -X POST "127.0.0.1:$SLOWCTL/stats/reset" >/dev/null
+slow_rows+=("$(openloop "nginx (origin slow, stale while updating)" "http://127.0.0.1:$NGINX/slow/1k" "$open_rate")")
+slow_fetches="nginx $(origin_requests)"
+curl -sf -X POST "127.0.0.1:$SLOWCTL/stats/reset" >/dev/null
+slow_rows+=("$(openloop "parapet (origin slow, stale_on_slow auto)" "http://127.0.0.1:$PARAPET/slow/1k" "$open_rate")")
+slow_fetches="$slow_fetches, parapet $(origin_requests)"
+
 rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
 cache_metrics=$(curl -s "127.0.0.1:$ADMIN/metrics" | grep '^parapet_cache_total' | tr '\n' ' ')
 
@@ -117,7 +163,7 @@ echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (
 echo
 echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-for line in "${hit_rows[@]}" "${stale_rows[@]}"; do echo "$line"; done
+for line in "${hit_rows[@]}" "${stale_rows[@]}" "${slow_rows[@]}"; do echo "$line"; done
 echo
 echo "Stale while the origin is down, closed loop:"
 echo
@@ -129,5 +175,6 @@ for line in "${stale_wrk[@]}"; do
 done
 echo
 echo "Hit marks: Parapet '$hit_parapet', nginx '$hit_nginx'. Stale marks: Parapet '$stale_parapet', nginx '$stale_nginx'."
+echo "Slow-origin marks (first request after the switch): Parapet '$slow_parapet', nginx '$slow_nginx'. Requests reaching the slow origin during each open-loop run: $slow_fetches."
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m). $cache_metrics"
 echo "nginx 1 worker, Parapet --threads 1; origin: nginx static files (expires 1h / 1s)."

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.cache;
 
+import dev.parapet.core.latency.AdaptiveWait;
 import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ProxyError;
 import io.netty.buffer.ByteBufAllocator;
@@ -13,6 +14,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,6 +91,13 @@ public final class CachingDownstream implements Downstream {
     GONE
   }
 
+  /**
+   * {@code stale_on_slow: auto}'s inputs for one request: its origin's observed latency, the
+   * requests waiting it out now (released together once the origin is overdue), and the route's
+   * timeout, which caps the wait.
+   */
+  public record OriginWait(AdaptiveWait latency, Set<Runnable> waiting, long capNanos) {}
+
   private static final String CACHE_STATUS = "Cache-Status";
 
   final CacheServices cs;
@@ -102,6 +111,7 @@ public final class CachingDownstream implements Downstream {
   final String routeId;
   final String originForm;
   final @Nullable Resume resume;
+  final @Nullable OriginWait originWait;
 
   /** The client's fields: the request's own until it is forwarded, then a copy (see forward). */
   private HttpHeaders clientHeaders;
@@ -145,7 +155,8 @@ public final class CachingDownstream implements Downstream {
       String routeId,
       String originForm,
       Mode mode,
-      @Nullable Resume resume) {
+      @Nullable Resume resume,
+      @Nullable OriginWait originWait) {
     this.cs = cs;
     this.edge = cs.edge();
     this.delegate = delegate;
@@ -158,6 +169,7 @@ public final class CachingDownstream implements Downstream {
     this.originForm = originForm;
     this.mode = mode;
     this.resume = resume;
+    this.originWait = originWait;
     this.clientHeaders = request.headers();
   }
 
@@ -169,6 +181,7 @@ public final class CachingDownstream implements Downstream {
    * @param hasBody the request announces a body (then it is not looked up)
    * @param noCollapse the request already waited for another fetch that could not serve it
    * @param resume how the request goes on if it has to wait
+   * @param originWait the origin's latency for {@code stale_on_slow: auto}, or null
    */
   public static CachingDownstream lookup(
       CacheServices cs,
@@ -180,13 +193,22 @@ public final class CachingDownstream implements Downstream {
       boolean secure,
       boolean hasBody,
       boolean noCollapse,
-      Resume resume) {
+      Resume resume,
+      @Nullable OriginWait originWait) {
     CacheKey key = host == null || host.isBlank() ? null : CacheKey.of(host, originForm, secure);
     boolean lookupMethod = CacheKey.isLookupMethod(req.method());
     boolean lookup = lookupMethod && key != null && !hasBody;
     CachingDownstream c =
         new CachingDownstream(
-            cs, client, req, key, routeId, originForm, lookup ? Mode.FORWARD : Mode.BYPASS, resume);
+            cs,
+            client,
+            req,
+            key,
+            routeId,
+            originForm,
+            lookup ? Mode.FORWARD : Mode.BYPASS,
+            resume,
+            originWait);
     if (lookup) {
       new CacheLookup(c).run(noCollapse);
     } else {
@@ -200,7 +222,7 @@ public final class CachingDownstream implements Downstream {
   public static CachingDownstream refreshing(CacheServices cs, Downstream sink, Refresh r) {
     HttpRequest req = r.request();
     CachingDownstream c =
-        new CachingDownstream(cs, sink, req, r.key, r.routeId, req.uri(), Mode.REFRESH, null);
+        new CachingDownstream(cs, sink, req, r.key, r.routeId, req.uri(), Mode.REFRESH, null, null);
     c.clientHeaders = r.requestHeaders;
     c.stale = r.entry;
     c.revalidating = true;
@@ -419,6 +441,7 @@ public final class CachingDownstream implements Downstream {
         delegate.head(response, proxyStatus);
       }
       case DETACHED -> {
+        StaleOnSlow.onHead(this, response);
         // recorded (the head is then held until its content) or merged; never answered
         FullHttpResponse none = OriginHead.decide(this, response, proxyStatus);
         ReferenceCountUtil.release(none);
@@ -428,6 +451,7 @@ public final class CachingDownstream implements Downstream {
       }
       case FORWARD, REFRESH -> {
         stopSlowTimer();
+        StaleOnSlow.onHead(this, response);
         FullHttpResponse instead = OriginHead.decide(this, response, proxyStatus);
         if (instead != null) {
           ReferenceCountUtil.release(response);
@@ -441,6 +465,21 @@ public final class CachingDownstream implements Downstream {
         }
       }
       case WAITING, ANSWERED, REFETCH, GONE -> ReferenceCountUtil.release(response);
+    }
+  }
+
+  /**
+   * An interim response (100, 103) goes to a client still waiting for this origin's answer and is
+   * never stored: nothing of it reaches the recorder, whose response is the final one. A waiter, a
+   * refresh, a request already answered (stale, merged) or detached drops it.
+   */
+  @Override
+  public void interim(HttpResponse interim) {
+    if (mode == Mode.BYPASS || (mode == Mode.FORWARD && held == null)) {
+      stripTags(interim.headers());
+      delegate.interim(interim);
+    } else {
+      ReferenceCountUtil.release(interim);
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The edge cache of one listener, as the request path sees it: the byte-bounded store, the
@@ -122,9 +123,11 @@ public final class EdgeCache {
    *     for none
    * @param staleOnSlow {@code stale_on_slow}: how long a request with a stored response it may be
    *     served stale-if-error waits for the origin before it is answered with that copy (the fetch
-   *     goes on and refreshes the entry); 0 for never
+   *     goes on and refreshes the entry); 0 for never; null for {@code auto}: the origin's {@link
+   *     dev.parapet.core.latency.AdaptiveWait}, capped at the route's timeout
    */
-  public record RouteRules(Duration defaultTtl, Duration staleOnSlow) {
+  public record RouteRules(Duration defaultTtl, @Nullable Duration staleOnSlow) {
+    /** No {@code default_ttl} and no {@code stale_on_slow} (not even {@code auto}). */
     public static final RouteRules DEFAULTS = new RouteRules(Duration.ZERO, Duration.ZERO);
   }
 
@@ -305,10 +308,10 @@ public final class EdgeCache {
     return settings.heuristic().withDefaultTtl(defaultTtlNanos(routeId));
   }
 
-  /** The route's {@code stale_on_slow} in nanoseconds; 0 for never. */
-  public long staleOnSlowNanos(String routeId) {
+  /** The route's {@code stale_on_slow}: zero for never, null for {@code auto}. */
+  public @Nullable Duration staleOnSlow(String routeId) {
     RouteRules r = routes.get(routeId);
-    return r == null ? 0 : r.staleOnSlow().toNanos();
+    return r == null ? Duration.ZERO : r.staleOnSlow();
   }
 
   public String name() {

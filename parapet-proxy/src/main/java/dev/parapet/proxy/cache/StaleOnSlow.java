@@ -1,6 +1,10 @@
 package dev.parapet.proxy.cache;
 
+import dev.parapet.core.latency.AdaptiveWait;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponse;
+import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -17,28 +21,148 @@ import org.jspecify.annotations.Nullable;
  * during a brownout waits for the origin's timeout first. The timer runs on the request's event
  * loop; the request path cancels it when the origin's head, an error or the client's departure
  * comes first.
+ *
+ * <p>With {@code stale_on_slow: auto} (the default) the wait is the origin's own: twice the p95 of
+ * its recent successful responses, at least 20 ms, at most the route's timeout ({@link
+ * AdaptiveWait}). A wait that runs out marks the origin overdue: the requests still waiting it out
+ * are answered then too (each on its own loop), and later requests answer their copy at once,
+ * without waiting, until one of the fetches going on behind those answers comes back within the
+ * healthy wait. So during a brownout only the first requests wait, and no longer than the first of
+ * them, as they do for an open breaker.
  */
 final class StaleOnSlow {
-  private final ScheduledFuture<?> timer;
+  private final CachingDownstream c;
 
-  private StaleOnSlow(ScheduledFuture<?> timer) {
-    this.timer = timer;
+  /** The origin's estimator, told when this wait runs out; null for a fixed or no wait. */
+  private final @Nullable AdaptiveWait observed;
+
+  /** The origin's waiting requests, this one among them as {@link #release}; or null. */
+  private final @Nullable Set<Runnable> waiting;
+
+  private final Runnable release = this::releaseFromAnyThread;
+  private @Nullable ScheduledFuture<?> timer;
+
+  private StaleOnSlow(
+      CachingDownstream c, @Nullable AdaptiveWait observed, @Nullable Set<Runnable> waiting) {
+    this.c = c;
+    this.observed = observed;
+    this.waiting = waiting;
   }
 
-  /** Starts the timer for {@code c} when its route has one and its stored copy may serve. */
+  /**
+   * Starts the timer for {@code c} when its route has one and it holds a stored copy: the route's
+   * fixed duration, or with {@code auto} its origin's {@link AdaptiveWait} capped at the route's
+   * timeout — 0 while the origin is overdue, so the copy is answered at once.
+   */
   static @Nullable StaleOnSlow start(CachingDownstream c) {
-    long after = c.cs.edge().staleOnSlowNanos(c.routeId);
     CachedResponse e = c.stale();
-    if (after <= 0 || e == null) {
+    if (e == null) {
       return null;
     }
-    return new StaleOnSlow(c.eventLoop().schedule(() -> fire(c), after, TimeUnit.NANOSECONDS));
+    Duration fixed = c.cs.edge().staleOnSlow(c.routeId);
+    StaleOnSlow s;
+    long after;
+    if (fixed != null) {
+      after = fixed.toNanos();
+      if (after <= 0) {
+        return null;
+      }
+      s = new StaleOnSlow(c, null, null);
+    } else {
+      CachingDownstream.OriginWait o = c.originWait;
+      if (o == null) {
+        return null;
+      }
+      after = Math.min(o.capNanos(), o.latency().waitNanos(c.cs.ticker().read()));
+      s = after > 0 ? new StaleOnSlow(c, o.latency(), o.waiting()) : new StaleOnSlow(c, null, null);
+    }
+    s.timer = c.eventLoop().schedule(s::fire, after, TimeUnit.NANOSECONDS);
+    if (s.waiting != null) {
+      s.waiting.add(s.release);
+    }
+    return s;
   }
 
-  private static void fire(CachingDownstream c) {
+  /**
+   * The response head of {@code c}'s origin is the next tier's stale answer (its own {@code
+   * Cache-Status} member, the last one, says {@code fwd=stale}): the origin behind it is failing or
+   * slow. With {@code auto}, that makes this origin overdue as a wait running out would — an answer
+   * the next tier gave after its own wait must not pass for a healthy one here.
+   */
+  static void onHead(CachingDownstream c, HttpResponse head) {
+    CachingDownstream.OriginWait o = c.originWait;
+    if (o == null || !lastMemberIsStale(head.headers().get("Cache-Status"))) {
+      return;
+    }
+    if (o.latency().onOverdue(c.cs.ticker().read())) {
+      for (Runnable other : o.waiting()) {
+        other.run();
+      }
+    }
+  }
+
+  /** Whether the last member of a {@code Cache-Status} list has {@code fwd=stale}. */
+  static boolean lastMemberIsStale(@Nullable String cacheStatus) {
+    if (cacheStatus == null) {
+      return false;
+    }
+    int start = 0;
+    boolean quoted = false;
+    for (int i = 0; i < cacheStatus.length(); i++) {
+      char ch = cacheStatus.charAt(i);
+      if (ch == '"' && (i == 0 || cacheStatus.charAt(i - 1) != '\\')) {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        start = i + 1;
+      }
+    }
+    for (String param : cacheStatus.substring(start).split(";")) {
+      if (param.trim().equals("fwd=stale")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The wait ran out, on the request's loop. */
+  private void fire() {
+    Set<Runnable> w = waiting;
+    if (w != null && !w.remove(release)) {
+      return; // released already, or cancelled
+    }
     if (!c.awaitingOrigin()) {
       return;
     }
+    AdaptiveWait o = observed;
+    if (o != null && w != null && o.onOverdue(c.cs.ticker().read())) {
+      // the origin did not answer within its healthy wait: it is slow now, for the others too
+      for (Runnable other : w) {
+        other.run();
+      }
+    }
+    answerStale(c);
+  }
+
+  /** Another request's wait made the origin overdue: answer now, on this request's loop. */
+  private void releaseFromAnyThread() {
+    c.eventLoop().execute(this::releasedEarly);
+  }
+
+  private void releasedEarly() {
+    Set<Runnable> w = waiting;
+    if (w == null || !w.remove(release)) {
+      return; // its own timer fired first, or it was cancelled
+    }
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
+    }
+    if (c.awaitingOrigin()) {
+      answerStale(c);
+    }
+  }
+
+  private static void answerStale(CachingDownstream c) {
     CachedResponse e = c.stale();
     if (e == null) {
       return;
@@ -64,6 +188,13 @@ final class StaleOnSlow {
   }
 
   void cancel() {
-    timer.cancel(false);
+    ScheduledFuture<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
+    }
+    Set<Runnable> w = waiting;
+    if (w != null) {
+      w.remove(release);
+    }
   }
 }

@@ -76,10 +76,17 @@ public record RouteConfig(
    * @param defaultTtl {@code default_ttl}: freshness for a cacheable response that states none; 0 s
    * @param staleOnSlow {@code stale_on_slow}: with a stored copy that may be served stale-if-error,
    *     how long to wait for the origin before answering with that copy (the fetch goes on in the
-   *     background and refreshes the entry); 0 s: never, wait for the origin
+   *     background and refreshes the entry); 0 s: never, wait for the origin; null for {@code
+   *     auto}, the default: twice the origin's recent p95 of successful responses (at least 20 ms,
+   *     at most the route's timeout), no wait while the origin is known slow
    */
-  public record Cache(boolean enabled, Duration defaultTtl, Duration staleOnSlow) {
-    public static final Cache DEFAULTS = new Cache(true, Duration.ZERO, Duration.ZERO);
+  public record Cache(boolean enabled, Duration defaultTtl, @Nullable Duration staleOnSlow) {
+    public static final Cache DEFAULTS = new Cache(true, Duration.ZERO, null);
     public static final Cache OFF = new Cache(false, Duration.ZERO, Duration.ZERO);
+
+    /** Whether {@code stale_on_slow} is {@code auto}. */
+    public boolean staleOnSlowAuto() {
+      return staleOnSlow == null;
+    }
   }
 }

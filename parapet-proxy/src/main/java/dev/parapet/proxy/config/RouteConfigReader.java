@@ -149,7 +149,7 @@ final class RouteConfigReader {
           new RouteConfig.Cache(
               true,
               c.duration("default_ttl", RouteConfig.Cache.DEFAULTS.defaultTtl()),
-              c.duration("stale_on_slow", RouteConfig.Cache.DEFAULTS.staleOnSlow()));
+              staleOnSlow(c));
     }
     if (origin != null) {
       checks.routeTimeout(r, timeout, origin);
@@ -183,5 +183,14 @@ final class RouteConfigReader {
         cache,
         retryNonIdempotent,
         share);
+  }
+
+  /** {@code stale_on_slow}: {@code auto} (null, the default) or a duration ({@code 0s}: off). */
+  private static @Nullable Duration staleOnSlow(MappingReader c) {
+    YamlNode.Scalar s = c.scalar("stale_on_slow", "auto or a duration like 250ms");
+    if (s == null || s.text().equals("auto")) {
+      return RouteConfig.Cache.DEFAULTS.staleOnSlow();
+    }
+    return c.duration("stale_on_slow", Duration.ZERO);
   }
 }

@@ -16,7 +16,10 @@ interface AttemptListener {
   /** The attempt has a connection: write the request on it. */
   void onConnected(UpstreamAttempt attempt, Channel origin);
 
-  /** The origin's response head (interim responses are not passed on). The listener owns it. */
+  /** An interim (1xx) response of the origin, before its final head. The listener owns it. */
+  void onInterim(UpstreamAttempt attempt, HttpResponse interim);
+
+  /** The origin's final response head. The listener owns it. */
   void onResponseHead(UpstreamAttempt attempt, HttpResponse head);
 
   /** A piece of the response body, the last one a {@code LastHttpContent}. The listener owns it. */

@@ -349,6 +349,21 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
     onSent(a, now);
   }
 
+  /**
+   * An interim response reaches the client from an attempt still waiting for its final head (so a
+   * hedge's or a discarded attempt's never follows the winner's final head); it is evidence of
+   * nothing: the attempt's outcome and latency come from the final response.
+   */
+  @Override
+  public void onInterim(UpstreamAttempt a, HttpResponse interim) {
+    if (a.state() != Attempt.State.SENT || phase() != ExchangePhase.ATTEMPTING) {
+      ReferenceCountUtil.release(interim);
+      return;
+    }
+    ForwardedHeaders.stripHopByHop(interim.headers());
+    down.interim(interim);
+  }
+
   @Override
   public void onResponseHead(UpstreamAttempt a, HttpResponse head) {
     long now = px.ticker.read();

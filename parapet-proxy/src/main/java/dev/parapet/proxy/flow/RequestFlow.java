@@ -270,7 +270,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
             from.secure(),
             hasBody,
             noCollapse,
-            this);
+            this,
+            px.cache.staleOnSlow(r.id()) == null
+                ? new CachingDownstream.OriginWait(
+                    pool().staleWait(), pool().staleWaiting(), r.timeout().toNanos())
+                : null);
     cache = c;
     return switch (c.step()) {
       case ANSWER -> {

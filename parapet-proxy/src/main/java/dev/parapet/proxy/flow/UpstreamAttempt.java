@@ -242,9 +242,10 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
           Outcome.MALFORMED_RESPONSE);
     } else if (msg instanceof HttpResponse resp) {
       if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-        // Interim responses (100, 103) are not forwarded; the decoder refuses a 101 (no upgrade is
-        // ever asked for), so none of them changes what the connection carries.
-        ReferenceCountUtil.release(msg);
+        // Interim responses (100, 103): the exchange decides whether they reach the client; the
+        // decoder refuses a 101 (no upgrade is ever asked for), so none of them changes what the
+        // connection carries.
+        listener.onInterim(this, resp);
         return;
       }
       originKeepAlive = HttpUtil.isKeepAlive(resp);

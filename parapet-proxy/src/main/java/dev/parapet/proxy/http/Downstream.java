@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +37,18 @@ public interface Downstream {
    *     answered, say), or null
    */
   void head(HttpResponse head, @Nullable String proxyStatus);
+
+  /**
+   * An interim (1xx) response of the origin, its hop-by-hop fields removed: {@code 100 Continue},
+   * {@code 103 Early Hints}. It comes before {@link #head} and answers nothing: the final response
+   * follows. A downstream that can pass it on writes it at once, unless its final response has
+   * started or its wire cannot carry it (an HTTP/1.0 client); it is never stored. This default
+   * drops it, which loses nothing a client needs (a {@code 103} is a hint; a client that sent
+   * {@code Expect: 100-continue} is answered {@code 100} by its connection).
+   */
+  default void interim(HttpResponse interim) {
+    ReferenceCountUtil.release(interim);
+  }
 
   /** A piece of the origin's response body; a {@link LastHttpContent} completes the response. */
   void content(HttpContent content);

@@ -7,10 +7,13 @@ import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ForwardedHeaders;
 import dev.parapet.proxy.http.ProxyError;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -80,6 +83,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   private boolean lastRead;
   private boolean closeAfterResponse;
 
+  /** An interim response may still go out: HTTP/1.1 client, final response not started. */
+  private boolean interimOpen;
+
+  /** The connection answered this request's {@code Expect: 100-continue} itself. */
+  private boolean continueSent;
+
+  /**
+   * Requests whose {@code 100 Continue} the connection's expect handler sent, oldest first: they
+   * reach {@link #onRequest} in the same order, maybe later (pipelined).
+   */
+  private final ArrayDeque<HttpRequest> continued = new ArrayDeque<>(2);
+
   ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
     this.contexts = contexts;
     this.headTimer = headTimer;
@@ -148,6 +163,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     hasBody = HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
     lastRead = false;
     closeAfterResponse = false;
+    continueSent = continued.peekFirst() == req;
+    if (continueSent) {
+      continued.pollFirst();
+    }
+    interimOpen = !HttpVersion.HTTP_1_0.equals(req.protocolVersion()); // RFC 9110 §15.2
     phase = Phase.RESPONDING;
     flow = RequestFlow.start(p, this, client(), req);
   }
@@ -201,8 +221,40 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     return ctx().alloc();
   }
 
+  /** The expect handler answered {@code req}'s {@code Expect: 100-continue} with a 100. */
+  void continueSent(HttpRequest req) {
+    continued.add(req);
+  }
+
+  /**
+   * Writes an interim response at once, with this hop's {@code Via}: before the final response
+   * only, never to an HTTP/1.0 client, and a {@code 100 Continue} only when the connection did not
+   * send one itself for an {@code Expect: 100-continue} (the client would see two).
+   */
+  @Override
+  public void interim(HttpResponse interim) {
+    if (phase != Phase.RESPONDING
+        || !interimOpen
+        || (interim.status().code() == 100 && continueSent)) {
+      ReferenceCountUtil.release(interim);
+      return;
+    }
+    HttpHeaders h = interim.headers();
+    ForwardedHeaders.appendVia(h, Objects.requireNonNull(px, "px").viaMember());
+    ChannelHandlerContext c = ctx();
+    c.writeAndFlush(
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            interim.status(),
+            Unpooled.EMPTY_BUFFER,
+            h,
+            EmptyHttpHeaders.INSTANCE),
+        c.voidPromise());
+  }
+
   @Override
   public void head(HttpResponse head, @Nullable String proxyStatus) {
+    interimOpen = false;
     if (phase != Phase.RESPONDING) {
       ReferenceCountUtil.release(head);
       return;
@@ -235,6 +287,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
 
   @Override
   public void answer(FullHttpResponse response) {
+    interimOpen = false;
     if (phase != Phase.RESPONDING) {
       response.release();
       return;

@@ -45,7 +45,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -565,7 +564,7 @@ public final class ProxyServer implements AutoCloseable {
     p.addLast("head-timer", timer)
         .addLast(
             ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
-        .addLast("expect", new HttpServerExpectContinueHandler())
+        .addLast("expect", new ContinueHandler())
         .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
   }
 

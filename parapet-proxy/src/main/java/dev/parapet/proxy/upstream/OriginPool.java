@@ -7,6 +7,7 @@ import dev.parapet.core.balance.IpHashBalancer;
 import dev.parapet.core.balance.LoadBalancer;
 import dev.parapet.core.balance.RingHashBalancer;
 import dev.parapet.core.balance.SlowStart;
+import dev.parapet.core.latency.AdaptiveWait;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.outlier.OutlierDetector;
 import dev.parapet.core.outlier.OutlierEvent;
@@ -27,6 +28,8 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -81,6 +84,8 @@ public final class OriginPool {
   private final AtomicLong panicPicks = new AtomicLong();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicIntegerArray ejections;
+  private final AdaptiveWait staleWait;
+  private final Set<Runnable> staleWaiting = ConcurrentHashMap.newKeySet();
   private @Nullable ScheduledFuture<?> advancing;
 
   /** A pool on the system clock with thread-local randomness. */
@@ -129,6 +134,7 @@ public final class OriginPool {
     }
     this.byHost = map;
     this.ejections = new AtomicIntegerArray(hosts.size());
+    this.staleWait = AdaptiveWait.withDefaults(ticker.read());
     this.outlier =
         new OutlierDetector(hosts.size(), sel.outlier(), this::onOutlierEvent, ticker.read());
     HostSelection.HealthCheck hc = sel.healthCheck();
@@ -319,6 +325,28 @@ public final class OriginPool {
     if (o != Outcome.CONNECT_FAILURE && o != Outcome.TIMEOUT) {
       host.recordLatency(latencyNanos);
     }
+    if (o == Outcome.SUCCESS) {
+      staleWait.onSuccess(latencyNanos, now);
+    }
+  }
+
+  /**
+   * How long a request holding a stale copy it may serve waits for this origin ({@code
+   * stale_on_slow: auto}): twice the p95 of its recent successful responses, at least 20 ms; 0
+   * while the origin is overdue (a wait ran out and no success came in time since).
+   */
+  public AdaptiveWait staleWait() {
+    return staleWait;
+  }
+
+  /**
+   * Requests waiting out {@link #staleWait} right now, each as what releases it (thread-safe; it
+   * hops to the request's own event loop): the request whose wait runs out first and makes the
+   * origin overdue releases the others, so they are answered then rather than each at the end of
+   * its own wait.
+   */
+  public Set<Runnable> staleWaiting() {
+    return staleWaiting;
   }
 
   private void onOutlierEvent(OutlierEvent e) {

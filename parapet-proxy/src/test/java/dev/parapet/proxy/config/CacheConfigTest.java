@@ -33,6 +33,34 @@ class CacheConfigTest {
   }
 
   @Test
+  void staleOnSlowIsAutoByDefaultOrWhenSaidAndZeroTurnsItOff() throws Exception {
+    ProxyConfig c =
+        ConfigLoader.parse(
+                """
+                origins:
+                  api: {hosts: [127.0.0.1:9001]}
+                routes:
+                  - {origin: api, match: {prefix: /a/}, cache: {default_ttl: 5s}}
+                  - {origin: api, match: {prefix: /b/}, cache: {stale_on_slow: auto}}
+                  - {origin: api, match: {prefix: /c/}, cache: {stale_on_slow: 0s}}
+                """,
+                "test.yaml",
+                Path.of("."))
+            .config();
+    assertThat(c.routes().get(0).cache().staleOnSlowAuto()).isTrue();
+    assertThat(c.routes().get(1).cache().staleOnSlowAuto()).isTrue();
+    assertThat(c.routes().get(2).cache().staleOnSlow()).isEqualTo(Duration.ZERO);
+    assertThat(
+            ConfigValidationTest.errors(
+                """
+                origins:
+                  api: {hosts: [127.0.0.1:9001]}
+                routes: [{origin: api, cache: {stale_on_slow: soon}}]
+                """))
+        .anyMatch(e -> e.contains("routes[0].cache.stale_on_slow"));
+  }
+
+  @Test
   void heuristicOffIsAZeroFraction() throws Exception {
     ProxyConfig c =
         ConfigLoader.parse(

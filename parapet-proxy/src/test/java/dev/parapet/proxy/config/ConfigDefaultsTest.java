@@ -160,7 +160,8 @@ class ConfigDefaultsTest {
     assertThat(r.match()).isEqualTo(new RouteConfig.Match(null, "/"));
     assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(4));
     assertThat(r.priority()).isEqualTo(3);
-    assertThat(r.cache()).isEqualTo(new RouteConfig.Cache(true, Duration.ZERO, Duration.ZERO));
+    assertThat(r.cache()).isEqualTo(new RouteConfig.Cache(true, Duration.ZERO, null));
+    assertThat(r.cache().staleOnSlowAuto()).isTrue();
     assertThat(r.breaker()).isEqualTo(c.origin("api").breaker());
   }
 
@@ -287,7 +288,7 @@ class ConfigDefaultsTest {
     assertThat(apiRoute.breaker().toBreakerPolicy().probeMode()).isEqualTo(ProbeMode.LIVE);
     RouteConfig staticRoute = c.routes().get(1);
     assertThat(staticRoute.cache())
-        .isEqualTo(new RouteConfig.Cache(true, Duration.ofSeconds(60), Duration.ZERO));
+        .isEqualTo(new RouteConfig.Cache(true, Duration.ofSeconds(60), null));
     assertThat(staticRoute.timeout()).isEqualTo(Duration.ofSeconds(8));
     assertThat(c.routes()).extracting(RouteConfig::origin).isEqualTo(List.of("api", "static"));
   }

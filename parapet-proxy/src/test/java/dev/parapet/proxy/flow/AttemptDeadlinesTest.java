@@ -192,6 +192,9 @@ class AttemptDeadlinesTest {
   private static final AttemptListener IGNORE =
       new AttemptListener() {
         @Override
+        public void onInterim(UpstreamAttempt attempt, HttpResponse interim) {}
+
+        @Override
         public void onConnected(UpstreamAttempt attempt, Channel origin) {}
 
         @Override

@@ -1,0 +1,160 @@
+package dev.parapet.core.latency;
+
+import dev.parapet.core.time.Durations;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How long to wait for an origin before acting without it, from the latency it was observed to have
+ * when healthy: the edge cache's {@code stale_on_slow: auto} (answer a permitted stale copy when
+ * the origin is slower than this, and let the fetch finish behind the answer).
+ *
+ * <p><b>How it works.</b> Every successful response head (not slow, not failed: the caller feeds
+ * only those) is recorded in a {@link RollingLatencyHistogram} (10 s in 5 slices), so the estimate
+ * decays: samples older than the window no longer count. The estimate is the window's p95 — its
+ * largest sample while it holds fewer than 20, where a p95 means nothing — recomputed at most every
+ * 100 ms by the caller that finds it due (one CAS), and kept when the window empties (a quiet or
+ * failing origin keeps its last known healthy latency rather than forgetting it). The wait is
+ * {@code max(floor, multiplier × estimate)}. {@code 2 × p95}: a healthy answer slower than that is
+ * rare (0.14 % of a lognormal latency whose p99 is 3.3 times its median), and the wait stays short
+ * enough that a brownout's first requests are not held long; the floor keeps a 1 ms origin's jitter
+ * from counting as slow. Before the first sample the wait is {@code noData}.
+ *
+ * <p><b>Overdue.</b> When a wait runs out without the origin's answer ({@link #onOverdue}), the
+ * origin is known slow: the wait is 0 — act at once — until a success arrives as fast as the
+ * origin's healthy answers were then (within the healthy wait divided by the multiplier — the p95 —
+ * frozen at that moment, so a brownout's slower successes, which still feed the estimate, cannot
+ * end it, nor can another tier's stale answer given after its own wait), or for at most 30 s, after
+ * which a request waits again: an origin whose normal latency really changed is measured anew
+ * rather than answered stale for ever. During a brownout only the first requests wait; the fetches
+ * that go on behind their answers are what notices the origin's recovery. Only successes feed the
+ * estimate, so a brownout's answers the caller classifies as slow or failed do not stretch it.
+ *
+ * <p>Thread-safe and allocation-free; time is passed in (monotonic nanoseconds, compared by
+ * subtraction). The caller caps the wait (the route's timeout: a longer wait would never end before
+ * the request's own failure).
+ */
+public final class AdaptiveWait {
+  /** The multiplier of the estimate, {@code 2 × p95}. */
+  public static final double DEFAULT_MULTIPLIER = 2.0;
+
+  /** The smallest wait, 20 ms. */
+  public static final Duration DEFAULT_FLOOR = Duration.ofMillis(20);
+
+  /** The wait before anything was observed, 1 s. */
+  public static final Duration DEFAULT_NO_DATA = Duration.ofSeconds(1);
+
+  private static final double QUANTILE = 0.95;
+  private static final int MIN_SAMPLES = 20;
+  private static final long REFRESH_NANOS = 100_000_000L;
+  private static final long MAX_OVERDUE_NANOS = 30_000_000_000L;
+  private static final long NOT_OVERDUE = -1;
+
+  private final RollingLatencyHistogram successes;
+  private final double multiplier;
+  private final long floorNanos;
+  private final long noDataNanos;
+  private final AtomicLong nextRefresh;
+  private volatile long estimate = RollingLatencyHistogram.NO_DATA;
+
+  /** The healthy latency when the origin became overdue, or {@link #NOT_OVERDUE}. */
+  private final AtomicLong overdueWait = new AtomicLong(NOT_OVERDUE);
+
+  private volatile long overdueSince;
+
+  /**
+   * @param multiplier of the estimate, in [1, 100]
+   * @param floor the smallest wait, >= 0
+   * @param noData the wait before the first sample, >= 0
+   * @param nowNanos the current monotonic time
+   */
+  public AdaptiveWait(double multiplier, Duration floor, Duration noData, long nowNanos) {
+    if (!(multiplier >= 1.0 && multiplier <= 100.0)) {
+      throw new IllegalArgumentException("multiplier : " + multiplier + " (expected: in [1, 100])");
+    }
+    this.multiplier = multiplier;
+    this.floorNanos = Durations.nonNegativeNanos("floor", floor);
+    this.noDataNanos = Durations.nonNegativeNanos("noData", noData);
+    this.successes = RollingLatencyHistogram.withDefaults(nowNanos);
+    this.nextRefresh = new AtomicLong(nowNanos);
+  }
+
+  /** {@code max(20 ms, 2 × p95)}, 1 s before the first sample. */
+  public static AdaptiveWait withDefaults(long nowNanos) {
+    return new AdaptiveWait(DEFAULT_MULTIPLIER, DEFAULT_FLOOR, DEFAULT_NO_DATA, nowNanos);
+  }
+
+  /**
+   * A successful response after {@code latencyNanos}. One as fast as the origin's healthy answers
+   * were when it became overdue (the healthy wait then, divided by the multiplier) ends the overdue
+   * period: it answers in time again.
+   */
+  public void onSuccess(long latencyNanos, long nowNanos) {
+    if (latencyNanos < 0) {
+      return;
+    }
+    long frozen = overdueWait.get();
+    if (frozen >= 0 && latencyNanos <= frozen) {
+      overdueWait.compareAndSet(frozen, NOT_OVERDUE);
+    }
+    successes.record(latencyNanos, nowNanos);
+    if (estimate < 0) {
+      nextRefresh.set(nowNanos); // the first sample counts at once
+    }
+  }
+
+  /**
+   * A wait ran out before the origin answered: do not wait, until it answers in time or for 30 s
+   * from now. Returns true for the call that made the origin overdue (its caller may release
+   * whoever is still waiting), false when it already was.
+   */
+  public boolean onOverdue(long nowNanos) {
+    isOverdue(nowNanos); // an overdue period that has lasted long enough ends first
+    overdueSince = nowNanos;
+    long healthyLatency = (long) (healthyWaitNanos(nowNanos) / multiplier);
+    return overdueWait.compareAndSet(NOT_OVERDUE, healthyLatency);
+  }
+
+  /** Whether the origin is overdue at {@code nowNanos}: then {@link #waitNanos} is 0. */
+  public boolean isOverdue(long nowNanos) {
+    long frozen = overdueWait.get();
+    if (frozen < 0) {
+      return false;
+    }
+    if (nowNanos - overdueSince < MAX_OVERDUE_NANOS) {
+      return true;
+    }
+    overdueWait.compareAndSet(frozen, NOT_OVERDUE); // long enough: measure the origin again
+    return false;
+  }
+
+  /** How long to wait now: 0 while overdue, else {@link #healthyWaitNanos}. */
+  public long waitNanos(long nowNanos) {
+    return isOverdue(nowNanos) ? 0 : healthyWaitNanos(nowNanos);
+  }
+
+  /** {@code max(floor, multiplier × estimate)}, or {@code noData} before the first sample. */
+  public long healthyWaitNanos(long nowNanos) {
+    long e = estimateNanos(nowNanos);
+    if (e < 0) {
+      return noDataNanos;
+    }
+    double scaled = multiplier * e;
+    return Math.max(floorNanos, scaled >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) scaled);
+  }
+
+  /**
+   * The healthy latency estimate: the window's p95 (its largest sample below 20 samples), the last
+   * one when the window is empty, {@link RollingLatencyHistogram#NO_DATA} before the first sample.
+   */
+  public long estimateNanos(long nowNanos) {
+    long next = nextRefresh.get();
+    if (nowNanos - next >= 0 && nextRefresh.compareAndSet(next, nowNanos + REFRESH_NANOS)) {
+      long n = successes.count(nowNanos);
+      if (n > 0) {
+        estimate = successes.quantile(n >= MIN_SAMPLES ? QUANTILE : 1.0, nowNanos);
+      }
+    }
+    return estimate;
+  }
+}
