@@ -1,5 +1,6 @@
 package dev.parapet.core.exchange;
 
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.hedge.HedgePolicy;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -26,6 +27,7 @@ public final class AttemptPolicy {
   private final RetryOn retryOn;
   private final @Nullable HedgePolicy hedge;
   private final long fixedHedgeDelayNanos;
+  private final @Nullable FleetLimiter fleetLimit;
 
   private AttemptPolicy(AttemptPolicy p, OutcomeClassifier classifier) {
     this.attemptTimeoutNanos = p.attemptTimeoutNanos;
@@ -35,6 +37,7 @@ public final class AttemptPolicy {
     this.retryOn = p.retryOn;
     this.hedge = p.hedge;
     this.fixedHedgeDelayNanos = p.fixedHedgeDelayNanos;
+    this.fleetLimit = p.fleetLimit;
   }
 
   private AttemptPolicy(Builder b) {
@@ -45,6 +48,7 @@ public final class AttemptPolicy {
     this.retryOn = b.retryOn;
     this.hedge = b.hedge;
     this.fixedHedgeDelayNanos = b.fixedHedgeDelayNanos;
+    this.fleetLimit = b.fleetLimit;
     if (hedge != null && latency == null) {
       throw new IllegalArgumentException(
           "latency : none (expected: the histogram the hedge policy reads, for it to be fed)");
@@ -111,6 +115,14 @@ public final class AttemptPolicy {
     return retry.budget();
   }
 
+  /**
+   * The fleet-wide ceiling every attempt at this origin takes a token from (first attempts, retries
+   * and hedges alike), or null when the origin has none.
+   */
+  public @Nullable FleetLimiter fleetLimit() {
+    return fleetLimit;
+  }
+
   /** When to hedge a request starting now, or {@link HedgePolicy#NO_HEDGE}. */
   public long hedgeDelayNanos(long nowNanos) {
     HedgePolicy h = hedge;
@@ -129,6 +141,7 @@ public final class AttemptPolicy {
     private RetryOn retryOn = RetryOn.DEFAULTS;
     private @Nullable HedgePolicy hedge;
     private long fixedHedgeDelayNanos = -1;
+    private @Nullable FleetLimiter fleetLimit;
 
     private Builder(long attemptTimeoutNanos, RetryPolicy retry) {
       this.attemptTimeoutNanos = attemptTimeoutNanos;
@@ -169,6 +182,12 @@ public final class AttemptPolicy {
     public Builder hedge(HedgePolicy hedge, Duration fixedDelay) {
       this.hedge = Objects.requireNonNull(hedge, "hedge");
       this.fixedHedgeDelayNanos = Durations.nonNegativeNanos("fixedDelay", fixedDelay);
+      return this;
+    }
+
+    /** Every attempt takes a token from {@code limiter} first; none by default. */
+    public Builder fleetLimit(FleetLimiter limiter) {
+      this.fleetLimit = Objects.requireNonNull(limiter, "limiter");
       return this;
     }
 

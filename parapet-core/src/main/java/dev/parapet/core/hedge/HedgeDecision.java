@@ -13,7 +13,9 @@ public enum HedgeDecision {
   /** The extra-load budget (shared with retries, when shared) is full. */
   EXTRA_LOAD_EXHAUSTED,
   /** The overload manager has switched hedges off (decided by the caller, not the policy). */
-  OVERLOAD;
+  OVERLOAD,
+  /** The origin's fleet-wide ceiling had no token for the hedge. */
+  FLEET_LIMIT;
 
   /** Whether the hedge goes ahead. */
   public boolean isHedge() {
