@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  *     deadline); 3 s
  * @param slowStart how long a returning host ramps up its share; 30 s ({@code 0s}: none)
  * @param fallback another pool used while this one's breaker is open, or null
+ * @param fleetLimit the fleet-wide ceiling on attempts at this origin, or null for none
  */
 public record OriginConfig(
     String name,
@@ -34,7 +35,8 @@ public record OriginConfig(
     OutlierConfig outlier,
     HealthCheckConfig healthCheck,
     Duration slowStart,
-    @Nullable String fallback) {
+    @Nullable String fallback,
+    @Nullable FleetLimitConfig fleetLimit) {
 
   public static final Balancer DEFAULT_BALANCER = Balancer.LEAST_REQUEST;
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofMillis(250);

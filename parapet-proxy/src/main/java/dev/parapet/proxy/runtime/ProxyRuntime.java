@@ -1,6 +1,7 @@
 package dev.parapet.proxy.runtime;
 
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.latency.CachedQuantile;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -18,6 +19,7 @@ import dev.parapet.proxy.config.BreakerConfig;
 import dev.parapet.proxy.config.CacheConfig;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ConfigProblem;
+import dev.parapet.proxy.config.FleetLimitConfig;
 import dev.parapet.proxy.config.HealthCheckConfig;
 import dev.parapet.proxy.config.HostPort;
 import dev.parapet.proxy.config.InvalidConfigException;
@@ -25,6 +27,7 @@ import dev.parapet.proxy.config.OriginConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
 import dev.parapet.proxy.config.TracingConfig;
+import dev.parapet.proxy.fleet.FleetLimits;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.flow.Tracing;
 import dev.parapet.proxy.net.Transport;
@@ -59,10 +62,12 @@ import org.jspecify.annotations.Nullable;
 public final class ProxyRuntime implements AutoCloseable {
   private final ProxyServer proxy;
   private final AdminServer admin;
+  private final FleetLimits fleet;
 
-  private ProxyRuntime(ProxyServer proxy, AdminServer admin) {
+  private ProxyRuntime(ProxyServer proxy, AdminServer admin, FleetLimits fleet) {
     this.proxy = proxy;
     this.admin = admin;
+    this.fleet = fleet;
   }
 
   /**
@@ -100,7 +105,8 @@ public final class ProxyRuntime implements AutoCloseable {
       Transport transport)
       throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
-    List<OriginSettings> origins = origins(config, ticker.read());
+    FleetLimits fleet = FleetLimits.start(ticker);
+    List<OriginSettings> origins = origins(config, ticker.read(), fleet);
     ProxyServer proxy =
         ProxyServer.builder(settings(config))
             .routes(routes(config, origins))
@@ -113,7 +119,13 @@ public final class ProxyRuntime implements AutoCloseable {
             .accessLog(config.accessLog())
             .tracing(tracing(config))
             .build();
-    proxy.start();
+    fleet.bind(proxy.metrics());
+    try {
+      proxy.start();
+    } catch (RuntimeException | InterruptedException e) {
+      fleet.close();
+      throw e;
+    }
     AdminServer admin;
     try {
       AdminAccess access =
@@ -124,13 +136,14 @@ public final class ProxyRuntime implements AutoCloseable {
       admin = new AdminServer(address(config.admin().listen()), access, proxy, ticker).start();
     } catch (RuntimeException | InterruptedException e) {
       proxy.close();
+      fleet.close();
       throw e;
     }
     if (file != null) {
-      admin.reloader(new FileReloader(file, config, proxy, ticker));
+      admin.reloader(new FileReloader(file, config, proxy, ticker, fleet));
     }
     admin.ready(true);
-    return new ProxyRuntime(proxy, admin);
+    return new ProxyRuntime(proxy, admin, fleet);
   }
 
   public ProxyServer proxy() {
@@ -141,11 +154,17 @@ public final class ProxyRuntime implements AutoCloseable {
     return admin;
   }
 
+  /** The origins' fleet ceilings. */
+  public FleetLimits fleet() {
+    return fleet;
+  }
+
   @Override
   public void close() {
     admin.ready(false);
     admin.close();
     proxy.close();
+    fleet.close();
   }
 
   /** Re-reads the file the proxy started from. */
@@ -154,12 +173,15 @@ public final class ProxyRuntime implements AutoCloseable {
     private final ProxyConfig started;
     private final ProxyServer proxy;
     private final Ticker ticker;
+    private final FleetLimits fleet;
 
-    FileReloader(Path file, ProxyConfig started, ProxyServer proxy, Ticker ticker) {
+    FileReloader(
+        Path file, ProxyConfig started, ProxyServer proxy, Ticker ticker, FleetLimits fleet) {
       this.file = file;
       this.started = started;
       this.proxy = proxy;
       this.ticker = ticker;
+      this.fleet = fleet;
     }
 
     @Override
@@ -185,7 +207,7 @@ public final class ProxyRuntime implements AutoCloseable {
         return new Result(409, "tracing changed: needs a restart; nothing changed", List.of());
       }
       try {
-        List<OriginSettings> origins = origins(next, ticker.read());
+        List<OriginSettings> origins = origins(next, ticker.read(), fleet);
         ProxyServer.Reconfigured r =
             proxy.reconfigure(
                 settings(next), routes(next, origins), origins, cache(next, proxy.cache()));
@@ -343,6 +365,22 @@ public final class ProxyRuntime implements AutoCloseable {
               r.share()));
     }
     return routes;
+  }
+
+  /** The origin pools, each with its fleet ceiling from {@code fleet} when it has one. */
+  static List<OriginSettings> origins(ProxyConfig c, long nowNanos, FleetLimits fleet) {
+    Map<String, FleetLimitConfig> ceilings = new LinkedHashMap<>();
+    for (OriginConfig o : c.origins().values()) {
+      if (o.fleetLimit() != null) {
+        ceilings.put(o.name(), o.fleetLimit());
+      }
+    }
+    Map<String, FleetLimiter> limiters = fleet.reconcile(ceilings);
+    List<OriginSettings> origins = new ArrayList<>();
+    for (OriginSettings o : origins(c, nowNanos)) {
+      origins.add(o.withFleetLimit(limiters.get(o.name())));
+    }
+    return origins;
   }
 
   static List<OriginSettings> origins(ProxyConfig c, long nowNanos) {

@@ -2,6 +2,7 @@ package dev.parapet.proxy.upstream;
 
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.proxy.config.HedgeConfig;
@@ -33,6 +34,7 @@ import org.jspecify.annotations.Nullable;
  * @param selection balancer, outlier ejection, health checks and slow start
  * @param probePath {@code breaker.probe.path}: the path synthetic half-open probes request, or null
  *     (live requests probe)
+ * @param fleetLimit the fleet-wide ceiling every attempt at this pool takes a token from, or null
  */
 public record OriginSettings(
     String name,
@@ -50,7 +52,8 @@ public record OriginSettings(
     HedgeConfig hedge,
     @Nullable String fallback,
     HostSelection selection,
-    @Nullable String probePath) {
+    @Nullable String probePath,
+    @Nullable FleetLimiter fleetLimit) {
 
   /** Retries of one attempt in all (no retry): what a pool built without configuration gets. */
   public static final RetryConfig NO_RETRY =
@@ -59,6 +62,44 @@ public record OriginSettings(
           RetryConfig.DEFAULTS.on(),
           RetryConfig.DEFAULTS.budget(),
           RetryConfig.DEFAULTS.backoff());
+
+  /** A pool without a fleet-wide ceiling. */
+  public OriginSettings(
+      String name,
+      List<InetSocketAddress> hosts,
+      Duration connectTimeout,
+      Duration timeout,
+      int maxConnections,
+      int maxPending,
+      int maxRequests,
+      BreakerPolicy breaker,
+      Scope breakerScope,
+      OutcomeClassifier classifier,
+      RollingLatencyHistogram latency,
+      RetryConfig retry,
+      HedgeConfig hedge,
+      @Nullable String fallback,
+      HostSelection selection,
+      @Nullable String probePath) {
+    this(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        selection,
+        probePath,
+        null);
+  }
 
   /** A pool whose breakers probe with live requests. */
   public OriginSettings(
@@ -169,7 +210,8 @@ public record OriginSettings(
         hedge,
         fallback,
         s,
-        probePath);
+        probePath,
+        fleetLimit);
   }
 
   /** DESIGN.md's defaults for one origin with these hosts. */
@@ -210,7 +252,8 @@ public record OriginSettings(
         h,
         fb,
         selection,
-        probePath);
+        probePath,
+        fleetLimit);
   }
 
   /** The same pool whose breakers probe {@code path} (synthetic probes), or live when null. */
@@ -231,6 +274,29 @@ public record OriginSettings(
         hedge,
         fallback,
         selection,
-        path);
+        path,
+        fleetLimit);
+  }
+
+  /** The same pool whose attempts take tokens from {@code limiter} (none when null). */
+  public OriginSettings withFleetLimit(@Nullable FleetLimiter limiter) {
+    return new OriginSettings(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        selection,
+        probePath,
+        limiter);
   }
 }

@@ -147,6 +147,25 @@ class DocumentedKeysTest {
     rows.add(row(o + "health_check.unhealthy", "4", "0"));
     rows.add(row(o + "slow_start", "10s", "x"));
     rows.add(row(o + "fallback", "other", "nowhere"));
+    // origins.NAME.fleet_limit: rate and redis are required, so every row sets them
+    String f = o + "fleet_limit.";
+    rows.add(row(o + "fleet_limit", "{rate: 100/s, redis: 'redis://127.0.0.1:6379'}", "[1]"));
+    for (String[] k :
+        new String[][] {
+          {"rate", "600/min", "fast"},
+          {"burst", "50", "0"},
+          {"redis", "redis://127.0.0.1:6380", "http://127.0.0.1:6379"},
+          {"key", "edge-api", "'a b'"},
+          {"instances", "3", "0"},
+          {"lease", "5", "0"},
+          {"timeout", "10ms", "x"}
+        }) {
+      Map<String, String> good = new LinkedHashMap<>();
+      good.put(f + "rate", "100/s");
+      good.put(f + "redis", "redis://127.0.0.1:6379");
+      good.put(f + k[0], k[1]);
+      rows.add(new Row(f + k[0], good, k[2]));
+    }
     // origins.NAME.breaker
     rows.add(row(b + "scope", "origin", "planet"));
     rows.add(row(b + "mode", "shadow", "loud"));
