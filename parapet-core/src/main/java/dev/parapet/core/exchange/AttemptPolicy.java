@@ -7,6 +7,7 @@ import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.retry.ExtraLoadBudget;
 import dev.parapet.core.retry.RetryOn;
 import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.retry.UpstreamCapacity;
 import dev.parapet.core.time.Durations;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,6 +29,7 @@ public final class AttemptPolicy {
   private final @Nullable HedgePolicy hedge;
   private final long fixedHedgeDelayNanos;
   private final @Nullable FleetLimiter fleetLimit;
+  private final @Nullable UpstreamCapacity capacity;
 
   private AttemptPolicy(AttemptPolicy p, OutcomeClassifier classifier) {
     this.attemptTimeoutNanos = p.attemptTimeoutNanos;
@@ -38,6 +40,7 @@ public final class AttemptPolicy {
     this.hedge = p.hedge;
     this.fixedHedgeDelayNanos = p.fixedHedgeDelayNanos;
     this.fleetLimit = p.fleetLimit;
+    this.capacity = p.capacity;
   }
 
   private AttemptPolicy(Builder b) {
@@ -49,6 +52,7 @@ public final class AttemptPolicy {
     this.hedge = b.hedge;
     this.fixedHedgeDelayNanos = b.fixedHedgeDelayNanos;
     this.fleetLimit = b.fleetLimit;
+    this.capacity = b.capacity;
     if (hedge != null && latency == null) {
       throw new IllegalArgumentException(
           "latency : none (expected: the histogram the hedge policy reads, for it to be fed)");
@@ -123,6 +127,14 @@ public final class AttemptPolicy {
     return fleetLimit;
   }
 
+  /**
+   * What the origin said about its capacity, which bounds retries and hedges while it says it is
+   * degraded; null when its signals are not listened to.
+   */
+  public @Nullable UpstreamCapacity capacity() {
+    return capacity;
+  }
+
   /** When to hedge a request starting now, or {@link HedgePolicy#NO_HEDGE}. */
   public long hedgeDelayNanos(long nowNanos) {
     HedgePolicy h = hedge;
@@ -142,6 +154,7 @@ public final class AttemptPolicy {
     private @Nullable HedgePolicy hedge;
     private long fixedHedgeDelayNanos = -1;
     private @Nullable FleetLimiter fleetLimit;
+    private @Nullable UpstreamCapacity capacity;
 
     private Builder(long attemptTimeoutNanos, RetryPolicy retry) {
       this.attemptTimeoutNanos = attemptTimeoutNanos;
@@ -188,6 +201,12 @@ public final class AttemptPolicy {
     /** Every attempt takes a token from {@code limiter} first; none by default. */
     public Builder fleetLimit(FleetLimiter limiter) {
       this.fleetLimit = Objects.requireNonNull(limiter, "limiter");
+      return this;
+    }
+
+    /** Listens to the origin's capacity signals (none by default). */
+    public Builder capacity(UpstreamCapacity capacity) {
+      this.capacity = Objects.requireNonNull(capacity, "capacity");
       return this;
     }
 
