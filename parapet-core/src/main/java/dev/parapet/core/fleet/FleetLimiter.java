@@ -277,18 +277,25 @@ public final class FleetLimiter {
   private void answered(Fetch f, Lease lease) {
     long now = ticker.read();
     leases.increment();
-    if (lease.granted() > 0) {
+    long took = now - f.startedAt;
+    boolean inTime = took <= settings.timeoutNanos();
+    if (inTime && lease.granted() > 0) {
+      if (mode.get() == FleetMode.LOCAL_FALLBACK || now - leaseExpiresAt >= 0) {
+        // Tokens held from before the fallback are stale: the local share was spent in their place,
+        // and reviving them on return would add them to the fleet's window a second time.
+        leased.set(0);
+      }
       leasedTokens.add(lease.granted());
       leaseExpiresAt = now + settings.leaseTtlNanos();
       leased.addAndGet(lease.granted());
     }
+    // A late lease's tokens are dropped: the local share answers meanwhile, and spending both would
+    // exceed the ceiling. That errs below it, never above.
     if (lease.granted() < f.asked) {
       // The ceiling is reached: not before the bucket could have the rest (bounded, so a wrong
       // answer cannot silence the limiter for long).
       nextFetchAt = now + Math.min(MAX_WAIT_NANOS, Math.max(lease.waitNanos(), 1));
     }
-    long took = now - f.startedAt;
-    boolean inTime = took <= settings.timeoutNanos();
     if (!inTime && f.late.compareAndSet(false, true)) {
       sourceTimeouts.increment();
     }

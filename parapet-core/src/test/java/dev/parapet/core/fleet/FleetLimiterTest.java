@@ -183,4 +183,27 @@ class FleetLimiterTest {
     assertThat(l.tryAcquire(t.read())).as("the local share answers at once").isTrue();
     assertThat(l.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
   }
+
+  @ParameterizedTest
+  @ValueSource(longs = {0L, NEAR_WRAP})
+  void lateLeasesAddNothingAndTheReturnToSharedStartsFromTheNewLeaseAlone(long start) {
+    ManualTicker t = new ManualTicker(start);
+    FakeLeaseSource src = new FakeLeaseSource(t, 300, 30);
+    src.latencyNanos = 20 * MS;
+    FleetLimiter l = limiter(t, src, 5);
+    for (int i = 0; i < 50; i++) { // half a second of late leases, probed every 100 ms
+      l.tick(t.read());
+      src.advance(10 * MS);
+    }
+    assertThat(l.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
+    assertThat(src.given).as("the bucket did give tokens").isGreaterThanOrEqualTo(20);
+    assertThat(l.stats().held()).as("late leases are not kept").isZero();
+    src.latencyNanos = MS;
+    for (int i = 0; i < 20 && l.mode() != FleetMode.SHARED; i++) {
+      l.tick(t.read());
+      src.advance(10 * MS);
+    }
+    assertThat(l.mode()).isEqualTo(FleetMode.SHARED);
+    assertThat(l.stats().held()).as("only the lease that brought it back").isEqualTo(5);
+  }
 }
