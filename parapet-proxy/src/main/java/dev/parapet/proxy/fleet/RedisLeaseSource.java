@@ -35,7 +35,7 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * thread and completes its future there. The limiter asks for one lease at a time, so one thread
  * and one pooled connection suffice; connect and read time out after {@link #IO_TIMEOUT} so a
  * blackholed Redis cannot hold the thread for long (the limiter has long fallen back by then).
- * Jedis measured faster than Lettuce here, round trip and tail (docs/benchmarks.md).
+ * Jedis, called this way, had a lower median and worst tail than Lettuce here (docs/benchmarks.md).
  */
 public final class RedisLeaseSource implements LeaseSource, AutoCloseable {
   /** Connect and read timeout of one Redis call. */
