@@ -221,6 +221,17 @@ class FleetCeilingTest {
         .isBetween((1 - TOLERANCE) * ceiling, (1 + TOLERANCE) * ceiling);
   }
 
+  /** The admin API's origin status (the fleet limit's mode among it). */
+  private String adminOrigins(ProxyRuntime p) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + p.admin().port() + "/admin/origins"))
+                .header("Authorization", "Bearer t0ken")
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   private String scrape(ProxyRuntime p) {
     return p.proxy().metrics().scrape();
   }
@@ -250,8 +261,10 @@ class FleetCeilingTest {
           .containsPattern("parapet_fleet_redis_errors_total\\{origin=\"api\"[^}]*\\} [1-9]");
     }
 
+    assertThat(adminOrigins(proxies.get(0))).contains("\"mode\":\"local_fallback\"");
     redis.startAgain();
     awaitMode(FleetMode.SHARED);
+    assertThat(adminOrigins(proxies.get(0))).contains("\"mode\":\"shared\"");
     for (ProxyRuntime p : proxies) {
       assertThat(scrape(p)).containsPattern("parapet_fleet_shared\\{origin=\"api\"[^}]*\\} 1\\.0");
     }
