@@ -1,5 +1,6 @@
 package dev.parapet.core.exchange;
 
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.hedge.HedgePolicy;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -27,6 +28,7 @@ public final class AttemptPolicy {
   private final RetryOn retryOn;
   private final @Nullable HedgePolicy hedge;
   private final long fixedHedgeDelayNanos;
+  private final @Nullable FleetLimiter fleetLimit;
   private final @Nullable UpstreamCapacity capacity;
 
   private AttemptPolicy(AttemptPolicy p, OutcomeClassifier classifier) {
@@ -37,6 +39,7 @@ public final class AttemptPolicy {
     this.retryOn = p.retryOn;
     this.hedge = p.hedge;
     this.fixedHedgeDelayNanos = p.fixedHedgeDelayNanos;
+    this.fleetLimit = p.fleetLimit;
     this.capacity = p.capacity;
   }
 
@@ -48,6 +51,7 @@ public final class AttemptPolicy {
     this.retryOn = b.retryOn;
     this.hedge = b.hedge;
     this.fixedHedgeDelayNanos = b.fixedHedgeDelayNanos;
+    this.fleetLimit = b.fleetLimit;
     this.capacity = b.capacity;
     if (hedge != null && latency == null) {
       throw new IllegalArgumentException(
@@ -116,6 +120,14 @@ public final class AttemptPolicy {
   }
 
   /**
+   * The fleet-wide ceiling every attempt at this origin takes a token from (first attempts, retries
+   * and hedges alike), or null when the origin has none.
+   */
+  public @Nullable FleetLimiter fleetLimit() {
+    return fleetLimit;
+  }
+
+  /**
    * What the origin said about its capacity, which bounds retries and hedges while it says it is
    * degraded; null when its signals are not listened to.
    */
@@ -141,6 +153,7 @@ public final class AttemptPolicy {
     private RetryOn retryOn = RetryOn.DEFAULTS;
     private @Nullable HedgePolicy hedge;
     private long fixedHedgeDelayNanos = -1;
+    private @Nullable FleetLimiter fleetLimit;
     private @Nullable UpstreamCapacity capacity;
 
     private Builder(long attemptTimeoutNanos, RetryPolicy retry) {
@@ -182,6 +195,12 @@ public final class AttemptPolicy {
     public Builder hedge(HedgePolicy hedge, Duration fixedDelay) {
       this.hedge = Objects.requireNonNull(hedge, "hedge");
       this.fixedHedgeDelayNanos = Durations.nonNegativeNanos("fixedDelay", fixedDelay);
+      return this;
+    }
+
+    /** Every attempt takes a token from {@code limiter} first; none by default. */
+    public Builder fleetLimit(FleetLimiter limiter) {
+      this.fleetLimit = Objects.requireNonNull(limiter, "limiter");
       return this;
     }
 

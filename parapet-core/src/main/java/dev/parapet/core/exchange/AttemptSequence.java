@@ -9,6 +9,7 @@ import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Decision;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.deadline.DeadlinePolicy;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.hedge.HedgeDecision;
 import dev.parapet.core.hedge.HedgePolicy;
 import dev.parapet.core.latency.RollingLatencyHistogram;
@@ -33,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  *                                    │ admitted, now or later from the queue
  *                                    ▼
  *          deadline: usable time ≥ min_useful? ─no─► DEADLINE
+ *                                    ▼
+ *          fleet ceiling: a token for the origin? ─no─► FLEET_LIMIT (retries too; a hedge is skipped)
  *                                    ▼
  *          attempt, timeout min(origin timeout, usable) ── hedge timer at the origin's p95
  *                                    ▼
@@ -196,6 +199,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     }
     if (deadlines.isExhausted(expiresAtNanos, now)) {
       fail(ExchangeFailure.DEADLINE, first, now);
+      return;
+    }
+    if (!token(first, now)) {
+      fail(ExchangeFailure.FLEET_LIMIT, first, now);
       return;
     }
     moveTo(ExchangePhase.ATTEMPTING);
@@ -393,6 +400,12 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     return d.isPermitted();
   }
 
+  /** Takes a token of the attempt's origin's fleet-wide ceiling, if it has one; never waits. */
+  private static boolean token(Attempt a, long now) {
+    FleetLimiter f = a.policy().fleetLimit();
+    return f == null || f.tryAcquire(now);
+  }
+
   private void start(A a, long now) {
     long timeout = Math.max(1, Math.min(a.policy().attemptTimeoutNanos(), usableNanos(now)));
     a.timeoutNanos(timeout);
@@ -442,6 +455,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     if (d.isHedge() && !acquire(candidate, now)) {
       slot.release();
       d = HedgeDecision.BREAKER_NOT_CLOSED;
+    } else if (d.isHedge() && !token(candidate, now)) {
+      end(candidate, null, now, false); // gives its breaker permit back unused
+      slot.release();
+      d = HedgeDecision.FLEET_LIMIT;
     }
     hedgeDecided(d);
     if (!d.isHedge()) {
@@ -505,6 +522,12 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     if (!acquire(next, now)) {
       slot.release();
       fail(ExchangeFailure.RETRY_BREAKER_OPEN, next, now);
+      return;
+    }
+    if (!token(next, now)) {
+      end(next, null, now, false); // gives its breaker permit back unused
+      slot.release();
+      fail(ExchangeFailure.FLEET_LIMIT, next, now);
       return;
     }
     next.slot = slot;

@@ -6,6 +6,11 @@ public enum ExchangeFailure {
   BREAKER_OPEN,
   /** Admission control shed the request ({@link AttemptSequence#shedReason()}). */
   SHED,
+  /**
+   * The origin's fleet-wide ceiling had no token for the first attempt, or for a retry that was due
+   * ({@link AttemptPolicy#fleetLimit()}).
+   */
+  FLEET_LIMIT,
   /** The deadline left less than {@code min_useful} before the first attempt could start. */
   DEADLINE,
   /** The deadline left less than {@code min_useful} when a retry was due. */

@@ -14,6 +14,8 @@ public enum HedgeDecision {
   EXTRA_LOAD_EXHAUSTED,
   /** The overload manager has switched hedges off (decided by the caller, not the policy). */
   OVERLOAD,
+  /** The origin's fleet-wide ceiling had no token for the hedge. */
+  FLEET_LIMIT,
   /**
    * The origin said it is degraded and the extra load it still takes is spent (decided by the
    * caller, {@code UpstreamCapacity}).

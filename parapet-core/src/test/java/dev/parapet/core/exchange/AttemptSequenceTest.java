@@ -18,6 +18,11 @@ import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.deadline.Deadline;
 import dev.parapet.core.deadline.DeadlinePolicy;
+import dev.parapet.core.fleet.FleetLimitListener;
+import dev.parapet.core.fleet.FleetLimitSettings;
+import dev.parapet.core.fleet.FleetLimiter;
+import dev.parapet.core.fleet.Lease;
+import dev.parapet.core.fleet.LeaseSource;
 import dev.parapet.core.hedge.HedgeDecision;
 import dev.parapet.core.hedge.HedgePolicy;
 import dev.parapet.core.hedge.HedgeRateBudget;
@@ -34,6 +39,7 @@ import dev.parapet.core.retry.RetryRefusal;
 import dev.parapet.core.time.RandomSource;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -453,6 +459,96 @@ class AttemptSequenceTest {
     assertThat(x.failure).isEqualTo(ExchangeFailure.DEADLINE);
     assertThat(x.started).isEmpty();
     assertThat(ac.inflight()).isZero();
+  }
+
+  /** A limiter holding {@code tokens} leased tokens and a source that never answers again. */
+  private FleetLimiter fleet(int tokens) {
+    int[] asked = {0};
+    LeaseSource src =
+        n ->
+            asked[0]++ == 0
+                ? CompletableFuture.completedFuture(new Lease(tokens, S))
+                : new CompletableFuture<>();
+    FleetLimiter l =
+        new FleetLimiter(
+            FleetLimitSettings.of(1000, 100, 1, Duration.ofSeconds(10), tokens),
+            src,
+            () -> now,
+            FleetLimitListener.NONE);
+    l.tick(now);
+    return l;
+  }
+
+  private AttemptPolicy withFleet(AttemptPolicy p, FleetLimiter l, @Nullable Duration hedgeAfter) {
+    RetryPolicy retry = p.retry();
+    AttemptPolicy.Builder b =
+        AttemptPolicy.builder(Duration.ofSeconds(3), retry)
+            .latency(java.util.Objects.requireNonNull(p.latency()))
+            .retryOn(p.retryOn())
+            .fleetLimit(l);
+    if (hedgeAfter != null) {
+      b.hedge(java.util.Objects.requireNonNull(p.hedge()), hedgeAfter);
+    }
+    return b.build();
+  }
+
+  @Test
+  void withoutAFleetTokenTheRequestFailsBeforeAnyAttemptAndGivesItsHoldsBack() {
+    CircuitBreaker b = breaker(now);
+    AdmissionController ac = admission(10, 0);
+    FleetLimiter l = fleet(1);
+    AttemptPolicy p = withFleet(policy(2, null), l, null);
+    ScriptedExchange ok = exchange(b, p, ac);
+    ok.begin(now);
+    assertThat(ok.started).hasSize(1);
+
+    ScriptedExchange refused = exchange(b, p, ac);
+    refused.begin(now);
+    assertThat(refused.failure).isEqualTo(ExchangeFailure.FLEET_LIMIT);
+    assertThat(refused.started).isEmpty();
+    assertThat(ac.inflight()).as("only the first request's slot").isEqualTo(1);
+    assertThat(l.stats().refused()).isEqualTo(1);
+    assertThat(extra.retryBudget().activeRequests()).isEqualTo(1);
+  }
+
+  @Test
+  void aRetryNeedsAFleetTokenToo() {
+    CircuitBreaker b = breaker(now);
+    FleetLimiter l = fleet(1);
+    ScriptedExchange x = exchange(b, withFleet(policy(2, null), l, null), null);
+    x.begin(now);
+    ScriptedExchange.Try first = x.last();
+    x.onSent(first, now);
+    assertThat(x.onResponseHead(first, 503, RetryAfter.ABSENT, now)).isFalse();
+    now += 300 * MS;
+    x.fire(AttemptSequence.Timer.RETRY, now);
+
+    assertThat(x.failure).isEqualTo(ExchangeFailure.FLEET_LIMIT);
+    assertThat(x.started).hasSize(1);
+    assertThat(x.made.get(x.made.size() - 1).state()).isEqualTo(Attempt.State.ENDED);
+    assertThat(extra.retryBudget().activeRetries()).isZero();
+    assertThat(extra.retryBudget().activeRequests()).isZero();
+    assertThat(b.snapshot(now).calls()).as("the refused retry is no call").isEqualTo(1);
+  }
+
+  @Test
+  void aHedgeWithoutAFleetTokenIsNotSent() {
+    CircuitBreaker b = breaker(now);
+    FleetLimiter l = fleet(1);
+    ScriptedExchange x =
+        exchange(b, withFleet(policy(2, Duration.ofMillis(100)), l, Duration.ofMillis(100)), null);
+    x.begin(now);
+    ScriptedExchange.Try first = x.last();
+    x.onSent(first, now);
+    now += 100 * MS;
+    x.fire(AttemptSequence.Timer.HEDGE, now);
+
+    assertThat(x.hedgeDecisions).containsExactly(HedgeDecision.FLEET_LIMIT);
+    assertThat(x.started).hasSize(1);
+    assertThat(x.onResponseHead(first, 200, RetryAfter.ABSENT, now)).isTrue();
+    x.onResponseComplete(first, now);
+    assertThat(x.phase()).isEqualTo(ExchangePhase.SUCCEEDED);
+    assertThat(extra.retryBudget().activeRetries()).isZero();
   }
 
   @Test

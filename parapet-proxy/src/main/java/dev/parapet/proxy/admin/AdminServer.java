@@ -8,6 +8,7 @@ import dev.parapet.core.breaker.BreakerSnapshot;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.cache.Purge;
@@ -472,6 +473,19 @@ public final class AdminServer implements AutoCloseable {
       o.put("ejected_hosts", p.ejectedHosts());
       o.put("panic_picks", p.panicPicks());
       o.put("health_checks_sent", p.healthChecksSent());
+      FleetLimiter fleet = p.settings().fleetLimit();
+      if (fleet != null) {
+        FleetLimiter.Stats st = fleet.stats();
+        ObjectNode f = o.putObject("fleet_limit");
+        f.put("mode", fleet.mode().name().toLowerCase(java.util.Locale.ROOT));
+        f.put("rate", fleet.settings().ratePerSecond());
+        f.put("instances", fleet.settings().instances());
+        f.put("granted_shared", st.grantedShared());
+        f.put("granted_local", st.grantedLocal());
+        f.put("refused", st.refused());
+        f.put("redis_errors", st.sourceErrors());
+        f.put("redis_timeouts", st.sourceTimeouts());
+      }
       ArrayNode hosts = o.putArray("hosts");
       for (OriginPool.HostStatus h : p.status(now)) {
         ObjectNode hn = hosts.addObject();

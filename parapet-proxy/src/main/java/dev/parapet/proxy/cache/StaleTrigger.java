@@ -21,7 +21,10 @@ public enum StaleTrigger {
   CONNECT_ERROR("connect-error", "connect_error", false),
   /** The breaker for this scope refused the request. */
   BREAKER_OPEN("breaker-open", "breaker_open", false),
-  /** Admission control or the overload manager shed the request. */
+  /**
+   * Admission control or the overload manager shed the request, or the origin's fleet-wide ceiling
+   * had no token for it.
+   */
   SHED("shed", "shed", false),
   /** The origin pool's connection or request limits are reached. */
   POOL_LIMIT("pool-limit", "pool_limit", false),
@@ -84,7 +87,7 @@ public enum StaleTrigger {
     return switch (error) {
       case BREAKER_OPEN -> BREAKER_OPEN;
       case CONNECTION_LIMIT -> POOL_LIMIT;
-      case SHED -> SHED;
+      case SHED, FLEET_LIMIT -> SHED;
       case CONNECT_TIMEOUT, CONNECTION_REFUSED, CONNECTION_TERMINATED, MALFORMED_RESPONSE ->
           CONNECT_ERROR;
       case RESPONSE_TIMEOUT, DEADLINE_TOO_SHORT -> TIMEOUT;

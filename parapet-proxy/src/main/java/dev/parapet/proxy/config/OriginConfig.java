@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param slowStart how long a returning host ramps up its share; 30 s ({@code 0s}: none)
  * @param tls HTTPS to the pool's hosts, or null for plain HTTP
  * @param fallback another pool used while this one's breaker is open, or null
+ * @param fleetLimit the fleet-wide ceiling on attempts at this origin, or null for none
  */
 public record OriginConfig(
     String name,
@@ -36,7 +37,8 @@ public record OriginConfig(
     HealthCheckConfig healthCheck,
     Duration slowStart,
     @Nullable String fallback,
-    @Nullable OriginTlsConfig tls) {
+    @Nullable OriginTlsConfig tls,
+    @Nullable FleetLimitConfig fleetLimit) {
 
   public static final Balancer DEFAULT_BALANCER = Balancer.LEAST_REQUEST;
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofMillis(250);

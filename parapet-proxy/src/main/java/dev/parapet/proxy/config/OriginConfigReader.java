@@ -18,9 +18,9 @@ import java.util.regex.Pattern;
 /**
  * Reads the {@code origins:} block, one pool per name: its hosts, balancer, timeouts, connection
  * limits, retry, hedge, breaker ({@link BreakerConfigReader}), outlier ejection, health check, slow
- * start and fallback. A fallback is kept as written here; whether it names another origin, and
- * whether fallbacks lead back in a cycle, is checked once every origin is read ({@link
- * CrossBlockChecks}).
+ * start, fallback and fleet limit ({@link FleetLimitConfigReader}). A fallback is kept as written
+ * here; whether it names another origin, and whether fallbacks lead back in a cycle, is checked
+ * once every origin is read ({@link CrossBlockChecks}).
  */
 final class OriginConfigReader {
   private static final Set<String> KEYS =
@@ -38,7 +38,8 @@ final class OriginConfigReader {
           "health_check",
           "slow_start",
           "fallback",
-          "tls");
+          "tls",
+          "fleet_limit");
   private static final Set<String> LIMITS =
       MappingReader.keys("max_connections", "max_pending", "max_requests");
   private static final Set<String> RETRY =
@@ -231,7 +232,8 @@ final class OriginConfigReader {
         healthCheck,
         slowStart,
         fallback,
-        tls.origin(o));
+        tls.origin(o),
+        FleetLimitConfigReader.read(o, name));
   }
 
   /**

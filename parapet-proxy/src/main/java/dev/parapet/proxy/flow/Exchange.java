@@ -8,6 +8,7 @@ import dev.parapet.core.exchange.Attempt;
 import dev.parapet.core.exchange.AttemptSequence;
 import dev.parapet.core.exchange.ExchangeFailure;
 import dev.parapet.core.exchange.ExchangePhase;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.hedge.HedgeDecision;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.overload.OverloadLevel;
@@ -285,6 +286,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
             null);
       }
       case SHED -> shed();
+      case FLEET_LIMIT -> fleetLimited(require(cause), now);
       case DEADLINE, DEADLINE_BEFORE_RETRY ->
           flow.fail(
               ProxyError.DEADLINE_TOO_SHORT,
@@ -330,6 +332,27 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
         px.settings.name(),
         px.retryAfterSeconds(0),
         capacityValue(0));
+  }
+
+  /** The origin's fleet ceiling had no token for the first attempt or a retry. */
+  private void fleetLimited(UpstreamAttempt refused, long now) {
+    String origin = refused.pool().name();
+    px.metrics.count(
+        "parapet.shed", "priority", Integer.toString(flow.priority()), "reason", "fleet_limit");
+    FleetLimiter limiter = refused.policy().fleetLimit();
+    long wait = limiter == null ? 0 : limiter.retryAfterNanos(now);
+    String mode = limiter == null ? "shared" : limiter.mode().name().toLowerCase(Locale.ROOT);
+    flow.fail(
+        ProxyError.FLEET_LIMIT,
+        "fleet ceiling of origin "
+            + origin
+            + " reached ("
+            + mode
+            + (attempts() > 0 ? "; the retry was refused after a failed attempt" : "")
+            + ")",
+        origin,
+        px.retryAfterSeconds(Math.max(1, wait)),
+        "degraded; fleet_limit=" + origin + "; mode=" + mode);
   }
 
   private static UpstreamAttempt require(@Nullable UpstreamAttempt a) {

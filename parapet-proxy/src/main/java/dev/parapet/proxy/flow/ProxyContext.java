@@ -184,6 +184,9 @@ public final class ProxyContext {
         b.hedge(hedge);
       }
     }
+    if (s.fleetLimit() != null) {
+      b.fleetLimit(s.fleetLimit());
+    }
     return b.build();
   }
 

@@ -16,6 +16,12 @@ public enum ProxyError {
    * proxy answered without trying the next hop (RFC 9209 {@code proxy_internal_response}).
    */
   SHED(HttpResponseStatus.SERVICE_UNAVAILABLE, "proxy_internal_response", "load shed"),
+  /**
+   * The origin's fleet-wide ceiling ({@code origins.NAME.fleet_limit}) had no token for the
+   * attempt: the fleet together already sends the origin all it may take.
+   */
+  FLEET_LIMIT(
+      HttpResponseStatus.SERVICE_UNAVAILABLE, "proxy_internal_response", "fleet ceiling reached"),
   /** The client has {@code admission.per_client.max_inflight} requests in flight already. */
   CLIENT_LIMIT(
       HttpResponseStatus.TOO_MANY_REQUESTS,

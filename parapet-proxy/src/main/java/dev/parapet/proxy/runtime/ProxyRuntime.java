@@ -1,6 +1,7 @@
 package dev.parapet.proxy.runtime;
 
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.latency.CachedQuantile;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
@@ -18,6 +19,7 @@ import dev.parapet.proxy.config.BreakerConfig;
 import dev.parapet.proxy.config.CacheConfig;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ConfigProblem;
+import dev.parapet.proxy.config.FleetLimitConfig;
 import dev.parapet.proxy.config.HealthCheckConfig;
 import dev.parapet.proxy.config.HostPort;
 import dev.parapet.proxy.config.InvalidConfigException;
@@ -27,6 +29,7 @@ import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
 import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.config.TracingConfig;
+import dev.parapet.proxy.fleet.FleetLimits;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.flow.Tracing;
 import dev.parapet.proxy.net.Transport;
@@ -69,10 +72,12 @@ public final class ProxyRuntime implements AutoCloseable {
 
   private final ProxyServer proxy;
   private final AdminServer admin;
+  private final FleetLimits fleet;
 
-  private ProxyRuntime(ProxyServer proxy, AdminServer admin) {
+  private ProxyRuntime(ProxyServer proxy, AdminServer admin, FleetLimits fleet) {
     this.proxy = proxy;
     this.admin = admin;
+    this.fleet = fleet;
   }
 
   /**
@@ -110,7 +115,8 @@ public final class ProxyRuntime implements AutoCloseable {
       Transport transport)
       throws IOException, InterruptedException {
     String token = readToken(config.admin().tokenFile());
-    List<OriginSettings> origins = origins(config, ticker.read());
+    FleetLimits fleet = FleetLimits.start(ticker);
+    List<OriginSettings> origins = origins(config, ticker.read(), fleet);
     ProxyServer proxy =
         ProxyServer.builder(settings(config))
             .routes(routes(config, origins))
@@ -124,7 +130,13 @@ public final class ProxyRuntime implements AutoCloseable {
             .tracing(tracing(config))
             .tls(config.tls())
             .build();
-    proxy.start();
+    fleet.bind(proxy.metrics());
+    try {
+      proxy.start();
+    } catch (RuntimeException | InterruptedException e) {
+      fleet.close();
+      throw e;
+    }
     ServerTls tls = proxy.tls();
     if (tls != null) {
       LOG.info(
@@ -143,13 +155,14 @@ public final class ProxyRuntime implements AutoCloseable {
       admin = new AdminServer(address(config.admin().listen()), access, proxy, ticker).start();
     } catch (RuntimeException | InterruptedException e) {
       proxy.close();
+      fleet.close();
       throw e;
     }
     if (file != null) {
-      admin.reloader(new FileReloader(file, config, proxy, ticker));
+      admin.reloader(new FileReloader(file, config, proxy, ticker, fleet));
     }
     admin.ready(true);
-    return new ProxyRuntime(proxy, admin);
+    return new ProxyRuntime(proxy, admin, fleet);
   }
 
   public ProxyServer proxy() {
@@ -160,11 +173,17 @@ public final class ProxyRuntime implements AutoCloseable {
     return admin;
   }
 
+  /** The origins' fleet ceilings. */
+  public FleetLimits fleet() {
+    return fleet;
+  }
+
   @Override
   public void close() {
     admin.ready(false);
     admin.close();
     proxy.close();
+    fleet.close();
   }
 
   /** Re-reads the file the proxy started from. */
@@ -173,12 +192,15 @@ public final class ProxyRuntime implements AutoCloseable {
     private final ProxyConfig started;
     private final ProxyServer proxy;
     private final Ticker ticker;
+    private final FleetLimits fleet;
 
-    FileReloader(Path file, ProxyConfig started, ProxyServer proxy, Ticker ticker) {
+    FileReloader(
+        Path file, ProxyConfig started, ProxyServer proxy, Ticker ticker, FleetLimits fleet) {
       this.file = file;
       this.started = started;
       this.proxy = proxy;
       this.ticker = ticker;
+      this.fleet = fleet;
     }
 
     @Override
@@ -216,7 +238,7 @@ public final class ProxyRuntime implements AutoCloseable {
         // else is accepted too. Handshakes after the swap get them; open connections keep theirs.
         ServerTls.Contexts certificates =
             tls == null || nextTls == null ? null : tls.prepare(nextTls);
-        List<OriginSettings> origins = origins(next, ticker.read());
+        List<OriginSettings> origins = origins(next, ticker.read(), fleet);
         ProxyServer.Reconfigured r =
             proxy.reconfigure(
                 settings(next), routes(next, origins), origins, cache(next, proxy.cache()));
@@ -380,6 +402,22 @@ public final class ProxyRuntime implements AutoCloseable {
     return routes;
   }
 
+  /** The origin pools, each with its fleet ceiling from {@code fleet} when it has one. */
+  static List<OriginSettings> origins(ProxyConfig c, long nowNanos, FleetLimits fleet) {
+    Map<String, FleetLimitConfig> ceilings = new LinkedHashMap<>();
+    for (OriginConfig o : c.origins().values()) {
+      if (o.fleetLimit() != null) {
+        ceilings.put(o.name(), o.fleetLimit());
+      }
+    }
+    Map<String, FleetLimiter> limiters = fleet.reconcile(ceilings);
+    List<OriginSettings> origins = new ArrayList<>();
+    for (OriginSettings o : origins(c, nowNanos)) {
+      origins.add(o.withFleetLimit(limiters.get(o.name())));
+    }
+    return origins;
+  }
+
   static List<OriginSettings> origins(ProxyConfig c, long nowNanos) {
     List<OriginSettings> origins = new ArrayList<>();
     for (OriginConfig o : c.origins().values()) {
@@ -406,7 +444,8 @@ public final class ProxyRuntime implements AutoCloseable {
               o.fallback(),
               selection(o),
               o.breaker().probePath(),
-              originTls(c, o)));
+              originTls(c, o),
+              null));
     }
     return origins;
   }

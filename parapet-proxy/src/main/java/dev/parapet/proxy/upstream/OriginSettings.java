@@ -2,6 +2,7 @@ package dev.parapet.proxy.upstream;
 
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
+import dev.parapet.core.fleet.FleetLimiter;
 import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.proxy.config.HedgeConfig;
@@ -35,6 +36,7 @@ import org.jspecify.annotations.Nullable;
  * @param probePath {@code breaker.probe.path}: the path synthetic half-open probes request, or null
  *     (live requests probe)
  * @param tls HTTPS to the hosts ({@code origins.NAME.tls}), or null for plain HTTP
+ * @param fleetLimit the fleet-wide ceiling every attempt at this pool takes a token from, or null
  */
 public record OriginSettings(
     String name,
@@ -53,7 +55,8 @@ public record OriginSettings(
     @Nullable String fallback,
     HostSelection selection,
     @Nullable String probePath,
-    @Nullable OriginTls tls) {
+    @Nullable OriginTls tls,
+    @Nullable FleetLimiter fleetLimit) {
 
   /** Retries of one attempt in all (no retry): what a pool built without configuration gets. */
   public static final RetryConfig NO_RETRY =
@@ -63,7 +66,7 @@ public record OriginSettings(
           RetryConfig.DEFAULTS.budget(),
           RetryConfig.DEFAULTS.backoff());
 
-  /** A plain-HTTP pool. */
+  /** A plain-HTTP pool without a fleet-wide ceiling. */
   public OriginSettings(
       String name,
       List<InetSocketAddress> hosts,
@@ -98,6 +101,7 @@ public record OriginSettings(
         fallback,
         selection,
         probePath,
+        null,
         null);
   }
 
@@ -210,7 +214,9 @@ public record OriginSettings(
         hedge,
         fallback,
         s,
-        probePath);
+        probePath,
+        tls,
+        fleetLimit);
   }
 
   /** DESIGN.md's defaults for one origin with these hosts. */
@@ -251,7 +257,9 @@ public record OriginSettings(
         h,
         fb,
         selection,
-        probePath);
+        probePath,
+        tls,
+        fleetLimit);
   }
 
   /** The same pool whose breakers probe {@code path} (synthetic probes), or live when null. */
@@ -272,6 +280,31 @@ public record OriginSettings(
         hedge,
         fallback,
         selection,
-        path);
+        path,
+        tls,
+        fleetLimit);
+  }
+
+  /** The same pool whose attempts take tokens from {@code limiter} (none when null). */
+  public OriginSettings withFleetLimit(@Nullable FleetLimiter limiter) {
+    return new OriginSettings(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        selection,
+        probePath,
+        tls,
+        limiter);
   }
 }

@@ -185,9 +185,10 @@ class ConfigDefaultsTest {
                 retry_non_idempotent: true
             """);
     assertThat(c.routes().get(0).retryNonIdempotent()).isTrue();
-    assertThatThrownBy(() ->
-            load(
-                """
+    assertThatThrownBy(
+            () ->
+                load(
+                    """
                 origins:
                   api: {hosts: [127.0.0.1:9001]}
                 routes:
@@ -204,9 +205,11 @@ class ConfigDefaultsTest {
         load("overload: {event_loop_lag: {shed_low: 50ms, stop_accepting: 400ms}}\n" + MINIMAL);
     assertThat(c.overload().eventLoopLag().shedLow()).isEqualTo(Duration.ofMillis(50));
     assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofMillis(400));
-    assertThatThrownBy(() ->
-            load(
-                "overload: {event_loop_lag: {shed_low: 500ms, stop_accepting: 100ms}}\n" + MINIMAL))
+    assertThatThrownBy(
+            () ->
+                load(
+                    "overload: {event_loop_lag: {shed_low: 500ms, stop_accepting: 100ms}}\n"
+                        + MINIMAL))
         .hasMessageContaining(
             "overload.event_loop_lag.stop_accepting: must be greater than event_loop_lag.shed_low"
                 + " (500ms), was 100ms");

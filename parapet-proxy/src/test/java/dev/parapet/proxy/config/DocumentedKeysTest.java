@@ -198,6 +198,25 @@ class DocumentedKeysTest {
             o + "tls.key_file",
             Map.of(o + "tls.cert_file", cert, o + "tls.key_file", key),
             otherKey));
+    // origins.NAME.fleet_limit: rate and redis are required, so every row sets them
+    String f = o + "fleet_limit.";
+    rows.add(row(o + "fleet_limit", "{rate: 100/s, redis: 'redis://127.0.0.1:6379'}", "[1]"));
+    for (String[] k :
+        new String[][] {
+          {"rate", "600/min", "fast"},
+          {"burst", "50", "0"},
+          {"redis", "redis://127.0.0.1:6380", "http://127.0.0.1:6379"},
+          {"key", "edge-api", "'a b'"},
+          {"instances", "3", "0"},
+          {"lease", "5", "0"},
+          {"timeout", "10ms", "x"}
+        }) {
+      Map<String, String> good = new LinkedHashMap<>();
+      good.put(f + "rate", "100/s");
+      good.put(f + "redis", "redis://127.0.0.1:6379");
+      good.put(f + k[0], k[1]);
+      rows.add(new Row(f + k[0], good, k[2]));
+    }
     // origins.NAME.breaker
     rows.add(row(b + "scope", "origin", "planet"));
     rows.add(row(b + "mode", "shadow", "loud"));
