@@ -1,6 +1,7 @@
 package dev.parapet.proxy.config;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -31,7 +32,9 @@ final class ProxyConfigReader {
           "origins",
           "routes",
           "access_log",
-          "tracing");
+          "tracing",
+          "http2",
+          "drain_timeout");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
   private final List<ConfigProblem> problems;
@@ -80,6 +83,8 @@ final class ProxyConfigReader {
         AccessLogConfigReader.read(r.mapping("access_log", AccessLogConfigReader.KEYS), baseDir);
     TracingConfig tracing =
         TracingConfigReader.read(r.mapping("tracing", TracingConfigReader.KEYS));
+    Http2Config http2 = Http2ConfigReader.read(r.mapping("http2", Http2ConfigReader.KEYS));
+    Duration drainTimeout = r.duration("drain_timeout", ProxyConfig.DEFAULT_DRAIN_TIMEOUT);
     return new ProxyConfig(
         name,
         listen,
@@ -92,6 +97,8 @@ final class ProxyConfigReader {
         origins.configs(),
         routes,
         accessLog,
-        tracing);
+        tracing,
+        http2,
+        drainTimeout);
   }
 }

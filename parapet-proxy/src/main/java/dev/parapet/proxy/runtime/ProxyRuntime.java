@@ -112,6 +112,7 @@ public final class ProxyRuntime implements AutoCloseable {
             .transport(transport)
             .accessLog(config.accessLog())
             .tracing(tracing(config))
+            .http2(config.http2())
             .build();
     proxy.start();
     AdminServer admin;

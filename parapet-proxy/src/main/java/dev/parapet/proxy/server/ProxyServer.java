@@ -16,6 +16,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.config.Http2Config;
 import dev.parapet.proxy.flow.AccessLog;
 import dev.parapet.proxy.flow.ClientLimits;
 import dev.parapet.proxy.flow.IncidentMode;
@@ -37,6 +38,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -87,6 +89,17 @@ public final class ProxyServer implements AutoCloseable {
   private List<Route> routes;
 
   private @Nullable Channel serverChannel;
+
+  /** Limits of HTTP/2 client connections (a change needs a restart). */
+  private final Http2Config http2Config;
+
+  /** The HTTP/2 connections of this listener (made at start). */
+  private @Nullable Http2Connections http2;
+
+  /** A stop began: responses close their connections, HTTP/2 connections got GOAWAY. */
+  private volatile boolean draining;
+
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> overloadGoAway;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> probing;
   private @Nullable BreakerProber prober;
@@ -94,6 +107,7 @@ public final class ProxyServer implements AutoCloseable {
   private ProxyServer(Builder b) {
     this.settings = b.settings;
     this.overload = b.overload;
+    this.http2Config = b.http2;
     this.routes = List.copyOf(b.routes);
     this.ticker = b.ticker;
     this.random = b.random;
@@ -155,6 +169,7 @@ public final class ProxyServer implements AutoCloseable {
     private Transport transport = Transport.preferred();
     private @Nullable Path accessLog;
     private Tracing tracing = Tracing.OFF;
+    private Http2Config http2 = Http2Config.DEFAULTS;
 
     private Builder(ProxySettings settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -208,6 +223,12 @@ public final class ProxyServer implements AutoCloseable {
     /** Spans of requests and attempts (a change needs a restart); off when unset. */
     public Builder tracing(Tracing tracing) {
       this.tracing = Objects.requireNonNull(tracing, "tracing");
+      return this;
+    }
+
+    /** Limits of HTTP/2 client connections (a change needs a restart); the defaults if unset. */
+    public Builder http2(Http2Config http2) {
+      this.http2 = Objects.requireNonNull(http2, "http2");
       return this;
     }
 
@@ -523,10 +544,23 @@ public final class ProxyServer implements AutoCloseable {
     return policies;
   }
 
-  /** Binds the listener. */
+  /**
+   * Binds the listener: each connection is HTTP/1.1 or, when it opens with the HTTP/2 client
+   * preface, HTTP/2 ({@link CleartextProtocols}).
+   */
   public ProxyServer start() throws InterruptedException {
     long headerNanos = settings.headerTimeout().toNanos();
     long idleNanos = settings.idleTimeout().toNanos();
+    Http2Connections h2 =
+        new Http2Connections(
+            this::context,
+            http2Config,
+            metrics,
+            ticker,
+            this::draining,
+            settings.name(),
+            settings.idleTimeout());
+    http2 = h2;
     ServerBootstrap b =
         new ServerBootstrap()
             .group(group)
@@ -547,11 +581,7 @@ public final class ProxyServer implements AutoCloseable {
                             ticker);
                     ch.pipeline()
                         .addLast("head-timer", timer)
-                        .addLast(
-                            ClientCodec.handlers(
-                                settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
-                        .addLast("expect", new HttpServerExpectContinueHandler())
-                        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
+                        .addLast("protocol", new CleartextProtocols(h2, p -> http1(p, timer)));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
@@ -559,12 +589,46 @@ public final class ProxyServer implements AutoCloseable {
       context.origins().values().forEach(p -> p.start(group));
     }
     overload.start(group);
+    // GOAWAY is how HTTP/2 clients learn to go elsewhere: sent to every connection while the
+    // overload manager stops accepting (HTTP/1.1 gets Connection: close on its next response).
+    overloadGoAway =
+        group
+            .next()
+            .scheduleWithFixedDelay(
+                () -> {
+                  if (overload.stopAccepting()) {
+                    h2.goAwayAll("overload");
+                  }
+                },
+                100,
+                100,
+                TimeUnit.MILLISECONDS);
     reconciling =
         group.next().scheduleWithFixedDelay(this::reconcileBreakers, 1, 1, TimeUnit.SECONDS);
     EventLoop probeLoop = group.next();
     prober = new BreakerProber(this::context, ticker, probeLoop);
     probing = probeLoop.scheduleWithFixedDelay(prober::sweep, 100, 100, TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  /** Adds the HTTP/1.1 handlers at the end of {@code p}. */
+  private void http1(ChannelPipeline p, RequestHeadTimer timer) {
+    p.addLast(ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
+        .addLast("expect", new HttpServerExpectContinueHandler())
+        .addLast("proxy", new ClientConnection(this::context, timer, this::draining));
+  }
+
+  /**
+   * The HTTP/2 side of this listener: where a TLS listener hands a connection that chose {@code h2}
+   * by ALPN ({@link Http2Connections#install}). Null before {@link #start}.
+   */
+  @Nullable Http2Connections http2() {
+    return http2;
+  }
+
+  /** Whether a stop began ({@link #drain}): readyz and the dashboard say "draining". */
+  public boolean draining() {
+    return draining;
   }
 
   /**
@@ -577,6 +641,11 @@ public final class ProxyServer implements AutoCloseable {
    * @return the requests still in flight when it stopped waiting, 0 when drained
    */
   public long drain(Duration max) throws InterruptedException {
+    draining = true;
+    Http2Connections h2 = http2;
+    if (h2 != null) {
+      h2.goAwayAll("drain");
+    }
     Channel c = serverChannel;
     if (c != null) {
       c.close().syncUninterruptibly();
@@ -656,6 +725,10 @@ public final class ProxyServer implements AutoCloseable {
     io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
     if (r != null) {
       r.cancel(false);
+    }
+    io.netty.util.concurrent.ScheduledFuture<?> og = overloadGoAway;
+    if (og != null) {
+      og.cancel(false);
     }
     io.netty.util.concurrent.ScheduledFuture<?> pr = probing;
     if (pr != null) {
