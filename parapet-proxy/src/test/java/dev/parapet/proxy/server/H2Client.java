@@ -66,6 +66,7 @@ final class H2Client implements AutoCloseable {
                                 .validateHeaders(false) // to send what a server must refuse
                                 .encoderEnforceMaxRstFramesPerWindow(0, 0)
                                 .encoderEnforceMaxQueuedControlFrames(0)
+                                .encoderIgnoreMaxHeaderListSize(true)
                                 .build(),
                             new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()),
                             new ChannelInboundHandlerAdapter() {

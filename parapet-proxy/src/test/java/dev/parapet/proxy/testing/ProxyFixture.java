@@ -324,6 +324,7 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
     private @Nullable OverloadMonitor overload;
     private @Nullable Transport transport;
     private @Nullable Path accessLog;
+    private dev.parapet.proxy.config.@Nullable Http2Config http2;
 
     private ProxySpec() {}
 
@@ -396,6 +397,11 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       return this;
     }
 
+    public ProxySpec http2(dev.parapet.proxy.config.Http2Config http2) {
+      this.http2 = http2;
+      return this;
+    }
+
     public ProxySpec accessLog(Path file) {
       this.accessLog = file;
       return this;
@@ -423,6 +429,9 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       }
       if (tracing != null) {
         b.tracing(tracing);
+      }
+      if (http2 != null) {
+        b.http2(http2);
       }
       ProxyServer p = b.build();
       closeLater(p);
