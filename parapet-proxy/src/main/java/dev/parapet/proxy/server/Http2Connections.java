@@ -112,6 +112,9 @@ public final class Http2Connections {
     Http2FrameCodec codec =
         Http2FrameCodecBuilder.forServer()
             .initialSettings(settings)
+            // After GOAWAY the streams it covers finish however long they take (their routes'
+            // deadlines bound them); a stop closes what is left after its drain timeout.
+            .gracefulShutdownTimeoutMillis(-1)
             .validateHeaders(true)
             .decoderEnforceMaxRstFramesPerWindow(config.maxResets(), windowSeconds)
             .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)

@@ -46,6 +46,9 @@ final class H2Client implements AutoCloseable {
   final List<Http2GoAwayFrame> goAways = new CopyOnWriteArrayList<>();
   final CompletableFuture<Void> closed = new CompletableFuture<>();
 
+  /** The ids of the streams {@link #request} opened, in order. */
+  final List<Integer> streamIds = new CopyOnWriteArrayList<>();
+
   H2Client(int port) throws InterruptedException {
     this(port, Http2Settings.defaultSettings());
   }
@@ -105,7 +108,7 @@ final class H2Client implements AutoCloseable {
 
   /** Opens a stream with {@code headers} (and {@code body}, when not null) and its response. */
   CompletableFuture<Response> request(Http2Headers headers, String body)
-      throws InterruptedException {
+      throws InterruptedException, java.util.concurrent.ExecutionException {
     CompletableFuture<Response> done = new CompletableFuture<>();
     Http2StreamChannel stream = open(done);
     stream.write(new DefaultHttp2HeadersFrame(headers, body == null));
@@ -114,6 +117,8 @@ final class H2Client implements AutoCloseable {
           new DefaultHttp2DataFrame(Unpooled.copiedBuffer(body, StandardCharsets.UTF_8), true));
     }
     stream.flush();
+    // The id is given when the headers are written, on the event loop: ask it after them.
+    streamIds.add(stream.eventLoop().submit(() -> stream.stream().id()).get());
     return done;
   }
 
