@@ -13,7 +13,7 @@ import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2Connection.Listener;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Error;
-import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.Objects;
@@ -44,7 +44,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class Http2Connection extends ChannelInboundHandlerAdapter {
   private final Http2Connections owner;
-  private final Http2FrameCodec codec;
   private final Ticker ticker;
   private @Nullable ChannelHandlerContext ctx;
   private @Nullable Client client;
@@ -56,9 +55,8 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
   private long resetWindowStart;
   private int resetsInWindow;
 
-  Http2Connection(Http2Connections owner, Http2FrameCodec codec, Ticker ticker) {
+  Http2Connection(Http2Connections owner, Ticker ticker) {
     this.owner = owner;
-    this.codec = codec;
     this.ticker = ticker;
     this.resetWindowStart = ticker.read();
   }
@@ -121,7 +119,7 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // The codec reports its connection errors here after it has sent GOAWAY and closes on its own;
     // anything else (an I/O error) ends the connection.
-    if (!(cause instanceof io.netty.handler.codec.http2.Http2Exception)) {
+    if (!(cause instanceof Http2Exception)) {
       ctx.close();
     }
   }
@@ -202,11 +200,6 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
     }
     closing = reason;
     ch.close(); // the codec's close: GOAWAY, then waits for the open streams
-  }
-
-  /** The codec of this connection (its streams, for tests and the admin API). */
-  Http2FrameCodec codec() {
-    return codec;
   }
 
   private Channel channel() {

@@ -121,7 +121,7 @@ public final class Http2Connections {
             .decoderEnforceMaxConsecutiveEmptyDataFrames(MAX_EMPTY_DATA_FRAMES)
             .decoderEnforceMaxSmallContinuationFrames(MAX_SMALL_CONTINUATION_FRAMES)
             .build();
-    Http2Connection connection = new Http2Connection(this, codec, ticker);
+    Http2Connection connection = new Http2Connection(this, ticker);
     codec.connection().addListener(connection.listener());
     p.addLast("h2-idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
         .addLast("h2", codec)

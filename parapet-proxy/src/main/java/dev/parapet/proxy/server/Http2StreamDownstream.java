@@ -206,7 +206,6 @@ final class Http2StreamDownstream extends ChannelInboundHandlerAdapter implement
     }
     annotate(h);
     Http2Headers out = Http2Requests.toHeaders(head);
-    ReferenceCountUtil.release(head);
     ctx().write(new DefaultHttp2HeadersFrame(out, false), ctx().voidPromise());
   }
 
@@ -216,16 +215,14 @@ final class Http2StreamDownstream extends ChannelInboundHandlerAdapter implement
       content.release();
       return;
     }
+    // A last content's trailers are dropped: the origin's chunked trailers rarely matter and
+    // would need a second HEADERS frame.
     boolean last = content instanceof LastHttpContent;
     ChannelHandlerContext c = ctx();
-    if (!last || !mayHaveBody()) {
-      if (!last) {
-        c.writeAndFlush(new DefaultHttp2DataFrame(content.content(), false), c.voidPromise());
-        return;
-      }
+    c.writeAndFlush(new DefaultHttp2DataFrame(content.content(), last), c.voidPromise());
+    if (last) {
+      complete();
     }
-    c.writeAndFlush(new DefaultHttp2DataFrame(content.content(), true), c.voidPromise());
-    complete();
   }
 
   @Override

@@ -55,6 +55,9 @@ class ConfigDefaultsTest {
     assertThat(c.overload().cpu().shedLow()).isEqualTo(0.75);
     assertThat(c.overload().eventLoopLag().shedLow()).isEqualTo(Duration.ofMillis(250));
     assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.http2())
+        .isEqualTo(new Http2Config(100, 32 * 1024, 65_535, 200, Duration.ofSeconds(30)));
+    assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.cache().maxSize().bytes()).isEqualTo(256L * 1024 * 1024);
     assertThat(c.cache().staleIfError()).isEqualTo(Duration.ofSeconds(300));
     // stale only when someone permitted it (RFC 9111 §4.2.4): never stale-while-revalidate by

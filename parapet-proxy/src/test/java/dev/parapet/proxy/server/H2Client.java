@@ -58,6 +58,9 @@ final class H2Client implements AutoCloseable {
         new Bootstrap()
             .group(group)
             .channel(NioSocketChannel.class)
+            // A small receive window: a client that stops reading fills the server's socket
+            // buffers after little data (the flood tests), as a slow client on the internet does.
+            .option(io.netty.channel.ChannelOption.SO_RCVBUF, 4096)
             .handler(
                 new ChannelInitializer<Channel>() {
                   @Override

@@ -52,7 +52,8 @@ class Http2DrainTest {
   }
 
   @Test
-  void drainSendsGoAwayWithTheLastStreamIdAndLetsTheOpenStreamFinish() throws Exception {
+  void drainSaysDrainingAndSendsGoAwayWithTheLastStreamIdAndLetsTheOpenStreamFinish()
+      throws Exception {
     PathOrigin origin = fx.pathOrigin("o");
     origin.hold = true;
     ProxyServer p =
@@ -60,11 +61,20 @@ class Http2DrainTest {
             .routes(route("r", "/", "o"))
             .origins(pool("o", origin.address()).build())
             .start();
+    dev.parapet.proxy.admin.AdminServer admin = fx.admin(p);
+    admin.ready(true);
+    assertThat(fx.call(admin, "GET", "/readyz", null).body()).isEqualTo("ready\n");
     try (H2Client c = new H2Client(p.port())) {
       CompletableFuture<H2Client.Response> held = c.request(H2Client.get(p.port(), "/slow"), null);
       await().atMost(WAIT).until(() -> origin.held.get() == 1);
 
       CompletableFuture<Long> drained = drainAsync(p);
+      await().atMost(WAIT).until(p::draining);
+      HttpResponse<String> ready = fx.call(admin, "GET", "/readyz", null);
+      assertThat(ready.statusCode()).isEqualTo(503);
+      assertThat(ready.body()).isEqualTo("draining\n");
+      assertThat(fx.call(admin, "GET", "/admin/dashboard.json", null).body())
+          .containsPattern("\"state\"\\s*:\\s*\"draining\"");
 
       await().atMost(WAIT).until(() -> !c.goAways.isEmpty());
       Http2GoAwayFrame g = c.goAways.get(0);
