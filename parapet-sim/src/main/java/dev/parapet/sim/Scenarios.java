@@ -142,9 +142,11 @@ final class Scenarios {
   /**
    * Seed 001: "we set identical 30-second timeouts at every tier ... a 4s origin slowdown held 30s
    * of concurrency at each tier. Under load: worker_connections 4096 exhausted" — replaced by "Edge
-   * 8s, Shield 5s, Origin-connector 3s + circuit breaker". Half the traffic goes to the
-   * browning-out API origin (p50 4 s, 15 % of attempts hang), half is healthy and shares the 4,096
-   * workers.
+   * 8s, Shield 5s, Origin-connector 3s + circuit breaker". 1,000 rps go to the browning-out API
+   * (p50 4 s, 15 % of attempts hang), 500 rps are healthy and share the 4,096 workers. The edge's
+   * cache answers half of the API's requests (so 500 rps reach the API origin) and holds a stale
+   * copy for half of the misses that fail (seed 001: "users get a 25ms stale hit instead of a
+   * 504"), as in retry-storm.
    */
   static Scenario tieredTimeouts() {
     return new Scenario(
@@ -154,11 +156,11 @@ final class Scenarios {
         1,
         1,
         4096,
-        1000,
-        0.5,
+        1500,
+        2.0 / 3,
         50,
         OriginCapacity.UNLIMITED,
-        EdgeCache.NONE,
+        new EdgeCache(0.5, 0.5),
         500,
         10,
         List.of(

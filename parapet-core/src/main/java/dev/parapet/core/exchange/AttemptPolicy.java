@@ -6,6 +6,7 @@ import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.retry.ExtraLoadBudget;
 import dev.parapet.core.retry.RetryOn;
 import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.retry.UpstreamCapacity;
 import dev.parapet.core.time.Durations;
 import java.time.Duration;
 import java.util.Objects;
@@ -26,6 +27,7 @@ public final class AttemptPolicy {
   private final RetryOn retryOn;
   private final @Nullable HedgePolicy hedge;
   private final long fixedHedgeDelayNanos;
+  private final @Nullable UpstreamCapacity capacity;
 
   private AttemptPolicy(AttemptPolicy p, OutcomeClassifier classifier) {
     this.attemptTimeoutNanos = p.attemptTimeoutNanos;
@@ -35,6 +37,7 @@ public final class AttemptPolicy {
     this.retryOn = p.retryOn;
     this.hedge = p.hedge;
     this.fixedHedgeDelayNanos = p.fixedHedgeDelayNanos;
+    this.capacity = p.capacity;
   }
 
   private AttemptPolicy(Builder b) {
@@ -45,6 +48,7 @@ public final class AttemptPolicy {
     this.retryOn = b.retryOn;
     this.hedge = b.hedge;
     this.fixedHedgeDelayNanos = b.fixedHedgeDelayNanos;
+    this.capacity = b.capacity;
     if (hedge != null && latency == null) {
       throw new IllegalArgumentException(
           "latency : none (expected: the histogram the hedge policy reads, for it to be fed)");
@@ -111,6 +115,14 @@ public final class AttemptPolicy {
     return retry.budget();
   }
 
+  /**
+   * What the origin said about its capacity, which bounds retries and hedges while it says it is
+   * degraded; null when its signals are not listened to.
+   */
+  public @Nullable UpstreamCapacity capacity() {
+    return capacity;
+  }
+
   /** When to hedge a request starting now, or {@link HedgePolicy#NO_HEDGE}. */
   public long hedgeDelayNanos(long nowNanos) {
     HedgePolicy h = hedge;
@@ -129,6 +141,7 @@ public final class AttemptPolicy {
     private RetryOn retryOn = RetryOn.DEFAULTS;
     private @Nullable HedgePolicy hedge;
     private long fixedHedgeDelayNanos = -1;
+    private @Nullable UpstreamCapacity capacity;
 
     private Builder(long attemptTimeoutNanos, RetryPolicy retry) {
       this.attemptTimeoutNanos = attemptTimeoutNanos;
@@ -169,6 +182,12 @@ public final class AttemptPolicy {
     public Builder hedge(HedgePolicy hedge, Duration fixedDelay) {
       this.hedge = Objects.requireNonNull(hedge, "hedge");
       this.fixedHedgeDelayNanos = Durations.nonNegativeNanos("fixedDelay", fixedDelay);
+      return this;
+    }
+
+    /** Listens to the origin's capacity signals (none by default). */
+    public Builder capacity(UpstreamCapacity capacity) {
+      this.capacity = Objects.requireNonNull(capacity, "capacity");
       return this;
     }
 

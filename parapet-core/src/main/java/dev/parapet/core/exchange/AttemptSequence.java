@@ -17,6 +17,7 @@ import dev.parapet.core.retry.BudgetSlot;
 import dev.parapet.core.retry.RetryAfter;
 import dev.parapet.core.retry.RetryPolicy;
 import dev.parapet.core.retry.RetryRefusal;
+import dev.parapet.core.retry.UpstreamCapacity;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -200,6 +201,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     moveTo(ExchangePhase.ATTEMPTING);
     AttemptPolicy p = policy();
     p.extraLoad().requestStarted();
+    UpstreamCapacity cap = p.capacity();
+    if (cap != null) {
+      cap.requestStarted(now);
+    }
     HedgePolicy h = p.hedge();
     if (h != null && mayHedge) {
       h.onRequest();
@@ -422,6 +427,11 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
       hedgeDecided(HedgeDecision.OVERLOAD);
       return;
     }
+    UpstreamCapacity cap = m.policy().capacity();
+    if (cap != null && !cap.tryExtra(now)) {
+      hedgeDecided(HedgeDecision.UPSTREAM_DEGRADED);
+      return;
+    }
     A candidate = pick(Attempt.Kind.HEDGE, m, now);
     BudgetSlot slot = hedgeSlot;
     if (slot == null) {
@@ -464,6 +474,11 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     }
     RetryPolicy p = failed.policy().retry();
     long decision = p.decide(attempts, false, retryAfterNanos, usableNanos(now), slot);
+    UpstreamCapacity cap = failed.policy().capacity();
+    if (RetryPolicy.isRetry(decision) && cap != null && !cap.tryExtra(now)) {
+      slot.release(); // the budget's place goes back: this retry is not made
+      decision = RetryRefusal.UPSTREAM_DEGRADED.code();
+    }
     retryDecided(decision);
     if (!RetryPolicy.isRetry(decision)) {
       return false;

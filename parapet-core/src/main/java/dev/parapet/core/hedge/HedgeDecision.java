@@ -13,7 +13,12 @@ public enum HedgeDecision {
   /** The extra-load budget (shared with retries, when shared) is full. */
   EXTRA_LOAD_EXHAUSTED,
   /** The overload manager has switched hedges off (decided by the caller, not the policy). */
-  OVERLOAD;
+  OVERLOAD,
+  /**
+   * The origin said it is degraded and the extra load it still takes is spent (decided by the
+   * caller, {@code UpstreamCapacity}).
+   */
+  UPSTREAM_DEGRADED;
 
   /** Whether the hedge goes ahead. */
   public boolean isHedge() {

@@ -18,7 +18,12 @@ public enum RetryRefusal {
    * The overload manager has switched retries off (heap, CPU or event-loop lag over its threshold):
    * extra load is the first thing an overloaded proxy stops making.
    */
-  OVERLOAD(-5L);
+  OVERLOAD(-5L),
+  /**
+   * The next tier said it is degraded ({@link UpstreamCapacity}) and this request's share of the
+   * extra load it still takes is spent.
+   */
+  UPSTREAM_DEGRADED(-6L);
 
   private final long code;
 
@@ -40,7 +45,6 @@ public enum RetryRefusal {
         return r;
       }
     }
-    throw new IllegalArgumentException(
-        "decision : " + decision + " (expected: one of -1, -2, -3, -4, -5)");
+    throw new IllegalArgumentException("decision : " + decision + " (expected: one of -1 to -6)");
   }
 }

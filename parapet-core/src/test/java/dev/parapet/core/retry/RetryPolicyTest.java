@@ -147,7 +147,7 @@ class RetryPolicyTest {
       assertThat(RetryPolicy.isRetry(r.code())).isFalse();
     }
     assertThatThrownBy(() -> RetryRefusal.of(5))
-        .hasMessage("decision : 5 (expected: one of -1, -2, -3, -4, -5)");
+        .hasMessage("decision : 5 (expected: one of -1 to -6)");
   }
 
   @Test

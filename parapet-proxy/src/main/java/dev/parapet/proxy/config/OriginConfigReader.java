@@ -41,7 +41,7 @@ final class OriginConfigReader {
   private static final Set<String> LIMITS =
       MappingReader.keys("max_connections", "max_pending", "max_requests");
   private static final Set<String> RETRY =
-      MappingReader.keys("attempts", "on", "budget", "backoff");
+      MappingReader.keys("attempts", "on", "budget", "backoff", "capacity_hold");
   private static final Set<String> HOST_ENTRY = MappingReader.keys("address", "weight");
   private static final Set<String> HASH_KEY = MappingReader.keys("header", "cookie");
   private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_-]{1,256}");
@@ -329,7 +329,8 @@ final class OriginConfigReader {
     Duration base = k.positiveDuration("base", d.backoff().base());
     Duration max = k.positiveDuration("max", d.backoff().max());
     k.checkOrder("base", base, "max", max, "backoff.base");
-    return new RetryConfig(attempts, on, budget, new RetryConfig.Backoff(base, max));
+    Duration hold = r.duration("capacity_hold", d.capacityHold());
+    return new RetryConfig(attempts, on, budget, new RetryConfig.Backoff(base, max), hold);
   }
 
   private HedgeConfig hedge(MappingReader r) {

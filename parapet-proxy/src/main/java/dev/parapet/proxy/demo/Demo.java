@@ -299,7 +299,22 @@ final class Demo {
                 String.format(Locale.ROOT, "%.1f %%", 100 * r.successRate())
                     + (r.stale() > 0 ? String.format(Locale.ROOT, " (%,d stale)", r.stale()) : ""),
             runs));
-    rows.add(row("healthy route (/static/) p99", r -> millis(r.staticP99Millis()), runs));
+    rows.add(
+        row(
+            "healthy route (/static/) ok",
+            r ->
+                String.format(
+                    Locale.ROOT,
+                    "%.2f %% (%,d of %,d)",
+                    100 * r.staticSuccessRate(),
+                    r.staticSucceeded(),
+                    r.statics()),
+            runs));
+    rows.add(
+        row(
+            "healthy route p99: healthy phase / all",
+            r -> millis(r.staticHealthyP99Millis()) + " / " + millis(r.staticP99Millis()),
+            runs));
     rows.add(
         row(
             "sick route (/api/) p50 / p99",

@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * @param succeeded answers with a 2xx status (fresh or stale)
  * @param stale of those, answers served stale ({@code Cache-Status: ... stale})
  * @param staticP99Millis p99 latency of the healthy route (/static/), from each request's due time
+ * @param staticHealthyP99Millis the same over the requests due in the healthy phase alone: the
+ *     baseline the rest of the run is compared with
+ * @param statics requests to the healthy route
+ * @param staticSucceeded of those, answers with a 2xx status
  * @param apiP50Millis median latency of the API route (/api/), fresh or stale or failed
  * @param apiP99Millis p99 latency of the API route (/api/), fresh or stale or failed
  * @param staleP99Millis p99 latency of the stale answers, or null if there were none
@@ -39,6 +43,9 @@ record RunResult(
     long succeeded,
     long stale,
     double staticP99Millis,
+    double staticHealthyP99Millis,
+    long statics,
+    long staticSucceeded,
     double apiP50Millis,
     double apiP99Millis,
     @Nullable Double staleP99Millis,
@@ -53,6 +60,11 @@ record RunResult(
 
   double successRate() {
     return offered == 0 ? 0 : (double) succeeded / offered;
+  }
+
+  /** Share of the healthy route's requests answered with a 2xx. */
+  double staticSuccessRate() {
+    return statics == 0 ? 0 : (double) staticSucceeded / statics;
   }
 
   static RunResult of(
@@ -70,6 +82,10 @@ record RunResult(
     long fastFails = 0;
     long[] staticLatency = new long[r.count()];
     int statics = 0;
+    long staticOk = 0;
+    long[] healthyStaticLatency = new long[r.count()];
+    int healthyStatics = 0;
+    long healthyEnd = timeline.phase(Timeline.HEALTHY).endNanos(runNanos);
     long[] fastLatency = new long[r.count()];
     long[] apiLatency = new long[r.count()];
     long[] staleLatency = new long[r.count()];
@@ -86,6 +102,12 @@ record RunResult(
       }
       if (LoadGenerator.isStatic(i)) {
         staticLatency[statics++] = r.latencyNanos()[i];
+        if (ok) {
+          staticOk++;
+        }
+        if (i * r.intervalNanos() < healthyEnd) {
+          healthyStaticLatency[healthyStatics++] = r.latencyNanos()[i];
+        }
       } else {
         apiLatency[(int) offeredApi++] = r.latencyNanos()[i];
       }
@@ -103,6 +125,9 @@ record RunResult(
         succeeded,
         stale,
         p99Millis(staticLatency, statics),
+        p99Millis(healthyStaticLatency, healthyStatics),
+        statics,
+        staticOk,
         quantileMillis(apiLatency, (int) offeredApi, 0.50),
         p99Millis(apiLatency, (int) offeredApi),
         stale == 0 ? null : p99Millis(staleLatency, (int) stale),

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.flow;
 
+import dev.parapet.core.admission.AdmissionController;
 import dev.parapet.core.admission.RejectReason;
 import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.breaker.CircuitBreaker;
@@ -9,9 +10,11 @@ import dev.parapet.core.exchange.ExchangeFailure;
 import dev.parapet.core.exchange.ExchangePhase;
 import dev.parapet.core.hedge.HedgeDecision;
 import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.retry.RetryAfter;
 import dev.parapet.core.retry.RetryPolicy;
 import dev.parapet.core.retry.RetryRefusal;
+import dev.parapet.core.retry.UpstreamCapacity;
 import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ForwardedHeaders;
 import dev.parapet.proxy.http.LocalResponses;
@@ -23,6 +26,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -325,14 +329,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
         "shed by admission control (" + why.toLowerCase(Locale.ROOT) + ")",
         px.settings.name(),
         px.retryAfterSeconds(0),
-        "degraded; limit="
-            + px.admission.limit()
-            + "; inflight="
-            + px.admission.inflight()
-            + "; queued="
-            + px.admission.queueDepth()
-            + "; level="
-            + px.admission.overloadLevel().name().toLowerCase(Locale.ROOT));
+        capacityValue(0));
   }
 
   private static UpstreamAttempt require(@Nullable UpstreamAttempt a) {
@@ -361,6 +358,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
             ? RetryAfter.parseNanos(
                 head.headers().get(HttpHeaderNames.RETRY_AFTER), System.currentTimeMillis())
             : RetryAfter.ABSENT;
+    heardCapacity(a, head.headers(), now); // before the retry decision it may refuse
     if (!onResponseHead(a, code, retryAfter, now)) {
       ReferenceCountUtil.release(head); // a sibling or a retry answers instead
       return;
@@ -371,7 +369,59 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
       span.setAttribute(Tracing.STATUS, (long) code);
     }
     ForwardedHeaders.stripHopByHop(head.headers());
+    sayCapacity(head.headers());
     down.head(head, fallbackNote(a));
+  }
+
+  /**
+   * The origin's {@code Parapet-Capacity} is about the origin, for this hop alone: it is heard
+   * (when the origin's policy listens) and removed, never passed on as if this tier had said it.
+   */
+  private static void heardCapacity(UpstreamAttempt a, HttpHeaders headers, long now) {
+    String said = headers.get(RequestFlow.CAPACITY_HEADER);
+    if (said == null) {
+      return;
+    }
+    headers.remove(RequestFlow.CAPACITY_HEADER);
+    UpstreamCapacity cap = a.policy().capacity();
+    double q = UpstreamCapacity.parse(said);
+    if (cap != null && q >= 0) {
+      long hold =
+          RetryAfter.parseNanos(
+              headers.get(HttpHeaderNames.RETRY_AFTER), System.currentTimeMillis());
+      cap.signal(q, hold, now);
+    }
+  }
+
+  /**
+   * Tells a trusted calling tier early, on a forwarded response, that this tier is near its limit:
+   * {@code degraded; q=…} with the share of extra load it can still take — none while requests
+   * queue or the overload manager sheds, the spare fraction of the limit above 90 % use.
+   */
+  private void sayCapacity(HttpHeaders headers) {
+    AdmissionController ac = px.admission;
+    int limit = ac.limit();
+    int inflight = ac.inflight();
+    boolean pressed = ac.queueDepth() > 0 || ac.overloadLevel() != OverloadLevel.NONE;
+    if ((!pressed && inflight * 10L < limit * 9L) || !flow.client().trustedBy(px.trustedPeers)) {
+      return;
+    }
+    double q = pressed ? 0 : Math.max(0, (limit - inflight) / (double) limit);
+    headers.set(RequestFlow.CAPACITY_HEADER, capacityValue(q));
+  }
+
+  private String capacityValue(double q) {
+    AdmissionController ac = px.admission;
+    return "degraded; q="
+        + String.format(Locale.ROOT, "%.2f", q)
+        + "; limit="
+        + ac.limit()
+        + "; inflight="
+        + ac.inflight()
+        + "; queued="
+        + ac.queueDepth()
+        + "; level="
+        + ac.overloadLevel().name().toLowerCase(Locale.ROOT);
   }
 
   /** This hop's Proxy-Status member when a fallback pool answers (RFC 9209), else null. */

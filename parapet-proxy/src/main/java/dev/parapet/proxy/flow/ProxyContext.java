@@ -13,6 +13,7 @@ import dev.parapet.core.overload.OverloadLevel;
 import dev.parapet.core.retry.ExtraLoadBudget;
 import dev.parapet.core.retry.RetryBudget;
 import dev.parapet.core.retry.RetryPolicy;
+import dev.parapet.core.retry.UpstreamCapacity;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.CacheServices;
@@ -49,6 +50,9 @@ public final class ProxyContext {
 
   /** Samples an origin's latency needs before a percentile hedge delay is trusted. */
   private static final int HEDGE_MIN_SAMPLES = 20;
+
+  /** The longest an origin's {@code Retry-After} may make its capacity signal hold. */
+  private static final Duration CAPACITY_MAX_HOLD = Duration.ofSeconds(30);
 
   final ProxySettings settings;
   final RouteTable routes;
@@ -162,6 +166,11 @@ public final class ProxyContext {
             .classifier(s.classifier())
             .latency(s.latency())
             .retryOn(r.on());
+    if (!r.capacityHold().isZero()) {
+      Duration hold = r.capacityHold();
+      Duration max = hold.compareTo(CAPACITY_MAX_HOLD) > 0 ? hold : CAPACITY_MAX_HOLD;
+      b.capacity(new UpstreamCapacity(hold, max));
+    }
     HedgeConfig h = s.hedge();
     if (h.enabled()) {
       double quantile = h.delay() instanceof HedgeConfig.Delay.Percentile p ? p.quantile() : 0.95;
@@ -196,6 +205,16 @@ public final class ProxyContext {
       }
     }
     return Objects.requireNonNull(attempts.get(pool.name()), pool.name());
+  }
+
+  /**
+   * Whether {@code origin} said it is degraded ({@code Parapet-Capacity}) and the signal still
+   * holds: its retries, hedges and background refreshes are held back meanwhile.
+   */
+  public boolean originDegraded(String origin) {
+    AttemptPolicy p = attempts.get(origin);
+    UpstreamCapacity cap = p == null ? null : p.capacity();
+    return cap != null && cap.isDegraded(ticker.read());
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.parapet.core.deadline.DeadlineHeader;
 import dev.parapet.core.deadline.DeadlinePolicy;
 import dev.parapet.core.exchange.ExchangePhase;
 import dev.parapet.core.outcome.Outcome;
+import dev.parapet.core.retry.UpstreamCapacity;
 import dev.parapet.proxy.cache.CachingDownstream;
 import dev.parapet.proxy.cache.Refresh;
 import dev.parapet.proxy.http.Downstream;
@@ -603,6 +604,12 @@ public final class RequestFlow implements CachingDownstream.Resume {
     f.priority = 4;
     long budget = pool.settings().timeout().toNanos() + px.deadlines.reserveNanos();
     f.expiresAtNanos = Deadline.expiresAt(budget, now);
+    UpstreamCapacity cap = px.attemptPolicy(route, pool).capacity();
+    if (cap != null && !cap.tryExtra(now)) {
+      // The origin said it is degraded: the stale copy keeps serving, the refresh waits for it.
+      f.fail(ProxyError.SHED, "the origin says it is degraded", pool.name(), -1, null);
+      return;
+    }
     f.proceed(now);
   }
 

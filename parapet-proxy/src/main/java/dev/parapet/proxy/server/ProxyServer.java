@@ -396,6 +396,11 @@ public final class ProxyServer implements AutoCloseable {
       metrics.gauge("parapet.origin.hosts", "origin", pool.name(), () -> pool.hosts().size());
       metrics.gauge("parapet.ejected.share", "origin", pool.name(), pool::ejectedShare);
       metrics.gauge(
+          "parapet.origin.degraded",
+          "origin",
+          pool.name(),
+          () -> context().originDegraded(pool.name()) ? 1 : 0);
+      metrics.gauge(
           "parapet.origin.max.requests", "origin", pool.name(), pool.settings()::maxRequests);
       pool.onConnectTimes(metrics.connectTimes(pool.name()));
       // At zero from the start, so dashboards and alerts see the series before the first retry.

@@ -133,6 +133,7 @@ class DocumentedKeysTest {
     rows.add(row(o + "retry.budget.min_concurrency", "2", "-1"));
     rows.add(row(o + "retry.backoff.base", "10ms", "x"));
     rows.add(row(o + "retry.backoff.max", "100ms", "x"));
+    rows.add(row(o + "retry.capacity_hold", "5s", "x"));
     rows.add(row(o + "hedge", "{}", "[1]"));
     rows.add(row(o + "hedge.delay", "p99", "p200"));
     rows.add(row(o + "hedge.min_delay", "10ms", "x"));
