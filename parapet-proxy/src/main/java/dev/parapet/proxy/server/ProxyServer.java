@@ -639,9 +639,11 @@ public final class ProxyServer implements AutoCloseable {
   /**
    * The first half of a graceful stop: closes the listening socket (no new connections) and waits,
    * up to {@code max}, until no request is in flight — routed and not yet answered, as {@code
-   * parapet_route_inflight} counts them. Connections already open stay open meanwhile, so a
-   * keep-alive client may still send requests on them, and they are served. {@link #close} then
-   * closes whatever is left. Called off the event loops (a shutdown hook); it polls.
+   * parapet_route_inflight} counts them. Clients are told to go elsewhere: every HTTP/2 connection
+   * gets GOAWAY with the last stream the proxy took (those streams finish), and every HTTP/1.1
+   * response from now on carries {@code Connection: close} and closes its connection (a request a
+   * keep-alive client sends meanwhile is still served). {@link #close} then closes whatever is
+   * left. Called off the event loops (a signal handler or shutdown hook); it polls.
    *
    * @return the requests still in flight when it stopped waiting, 0 when drained
    */
