@@ -76,17 +76,31 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
     return new Http2ConnectionAdapter() {
       @Override
       public void onGoAwaySent(int lastStreamId, long errorCode, ByteBuf debugData) {
-        String reason;
-        if (errorCode == Http2Error.NO_ERROR.code()) {
-          reason = closing == null ? "closed" : closing;
-        } else if (errorCode == Http2Error.ENHANCE_YOUR_CALM.code()) {
-          reason = "flood";
-        } else {
-          reason = "protocol_error";
+        if (ctx == null || !channel().isActive()) {
+          return; // the peer is gone (a GOAWAY on the way out of a closed connection reaches
+          // nobody)
         }
-        owner.goAwaySent(reason);
+        owner.goAwaySent(reason(errorCode));
       }
     };
+  }
+
+  /** The label of a GOAWAY with {@code errorCode}. */
+  private String reason(long errorCode) {
+    if (errorCode == Http2Error.NO_ERROR.code()) {
+      return closing == null ? "closed" : closing;
+    }
+    if (errorCode == Http2Error.ENHANCE_YOUR_CALM.code()) {
+      return "flood";
+    }
+    // What a client did wrong; anything else (INTERNAL_ERROR, CANCEL) is the proxy's own end.
+    return errorCode == Http2Error.PROTOCOL_ERROR.code()
+            || errorCode == Http2Error.FRAME_SIZE_ERROR.code()
+            || errorCode == Http2Error.COMPRESSION_ERROR.code()
+            || errorCode == Http2Error.FLOW_CONTROL_ERROR.code()
+            || errorCode == Http2Error.STREAM_CLOSED.code()
+        ? "protocol_error"
+        : "internal_error";
   }
 
   @Override

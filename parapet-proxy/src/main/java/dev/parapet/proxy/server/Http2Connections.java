@@ -62,7 +62,7 @@ public final class Http2Connections {
 
   /** Why a GOAWAY went out: the label values of {@code parapet_h2_goaway_total}. */
   static final List<String> GOAWAY_REASONS =
-      List.of("drain", "overload", "idle", "flood", "protocol_error", "closed");
+      List.of("drain", "overload", "idle", "flood", "protocol_error", "internal_error", "closed");
 
   private final Supplier<ProxyContext> contexts;
   private final Http2Config config;
