@@ -9,15 +9,26 @@ import java.util.Locale;
  * answered from the GET entry (RFC 9110 §9.3.2: HEAD is GET without the content). The secondary
  * key, from {@code Vary}, is {@link VaryKey}'s.
  *
- * <p>Normalization (RFC 9110 §4.2.3): the host is lower-cased and loses the default port 80 (this
- * proxy speaks http to its clients) and a trailing dot; the target is kept byte for byte (no
+ * <p>The scheme is part of the key: {@code http://h/x} and {@code https://h/x} are two entries. The
+ * origin sees which one the client used ({@code X-Forwarded-Proto}) and may answer differently — a
+ * redirect to https, absolute links — so a response fetched for one is never served for the other.
+ * A purge by URL or prefix removes both ({@link Purge}).
+ *
+ * <p>Normalization (RFC 9110 §4.2.3): the host is lower-cased and loses the scheme's default port
+ * (80 for http, 443 for https) and a trailing dot; the target is kept byte for byte (no
  * percent-decoding, no query reordering) because two spellings an origin might tell apart must
  * never share an entry; an empty path is {@code /}.
  *
  * @param host the normalized host, possibly with a non-default port
  * @param target path and query in origin-form, e.g. {@code /a/b?x=1}
+ * @param secure true for an https request
  */
-public record CacheKey(String host, String target) {
+public record CacheKey(String host, String target, boolean secure) {
+
+  /** The key of an http request (already normalized). */
+  public CacheKey(String host, String target) {
+    this(host, target, false);
+  }
 
   /**
    * The key of a request.
@@ -26,7 +37,12 @@ public record CacheKey(String host, String target) {
    * @param target the origin-form target ({@code /path?query})
    */
   public static CacheKey of(String hostHeader, String target) {
-    return new CacheKey(normalizeHost(hostHeader), target.isEmpty() ? "/" : target);
+    return of(hostHeader, target, false);
+  }
+
+  /** The key of a request that came over http or, when {@code secure}, over https. */
+  public static CacheKey of(String hostHeader, String target, boolean secure) {
+    return new CacheKey(normalizeHost(hostHeader, secure), target.isEmpty() ? "/" : target, secure);
   }
 
   /** True for methods whose responses may be served from this cache: GET and HEAD. */
@@ -46,9 +62,14 @@ public record CacheKey(String host, String target) {
   }
 
   static String normalizeHost(String host) {
+    return normalizeHost(host, false);
+  }
+
+  static String normalizeHost(String host, boolean secure) {
     String h = host.trim().toLowerCase(Locale.ROOT);
-    if (h.endsWith(":80")) {
-      h = h.substring(0, h.length() - 3);
+    String defaultPort = secure ? ":443" : ":80";
+    if (h.endsWith(defaultPort)) {
+      h = h.substring(0, h.length() - defaultPort.length());
     }
     if (h.endsWith(".")) {
       h = h.substring(0, h.length() - 1);
@@ -58,6 +79,6 @@ public record CacheKey(String host, String target) {
 
   @Override
   public String toString() {
-    return host + target;
+    return secure ? "https://" + host + target : host + target;
   }
 }

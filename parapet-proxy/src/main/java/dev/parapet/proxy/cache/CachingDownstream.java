@@ -165,6 +165,7 @@ public final class CachingDownstream implements Downstream {
    * Consults the cache for a request on a route that caches.
    *
    * @param host the request's Host (or absolute-form authority), null when it has none
+   * @param secure the request came over https: its entries are apart from http's ({@link CacheKey})
    * @param hasBody the request announces a body (then it is not looked up)
    * @param noCollapse the request already waited for another fetch that could not serve it
    * @param resume how the request goes on if it has to wait
@@ -176,10 +177,11 @@ public final class CachingDownstream implements Downstream {
       String routeId,
       @Nullable String host,
       String originForm,
+      boolean secure,
       boolean hasBody,
       boolean noCollapse,
       Resume resume) {
-    CacheKey key = host == null || host.isBlank() ? null : CacheKey.of(host, originForm);
+    CacheKey key = host == null || host.isBlank() ? null : CacheKey.of(host, originForm, secure);
     boolean lookupMethod = CacheKey.isLookupMethod(req.method());
     boolean lookup = lookupMethod && key != null && !hasBody;
     CachingDownstream c =

@@ -39,8 +39,9 @@ public final class Purge {
   /**
    * Runs one purge.
    *
-   * @param value an absolute URL ({@code http://host/path?query}; the scheme is not part of the
-   *     cache key) for {@link By#URL} and {@link By#PREFIX}, a tag for {@link By#KEY}
+   * @param value an absolute URL ({@code http://host/path?query}) for {@link By#URL} and {@link
+   *     By#PREFIX}, a tag for {@link By#KEY}; the URL's http and https entries are both purged,
+   *     whichever scheme it is written with
    * @throws IllegalArgumentException when {@code value} is not what {@code by} expects
    */
   public static Result run(EdgeCache edge, By by, String value, boolean soft, long nowNanos) {
@@ -48,14 +49,20 @@ public final class Purge {
     int n =
         switch (by) {
           case URL -> {
-            CacheKey k = key(value);
-            yield store.purge(k, key -> true, e -> true, soft, nowNanos);
+            CacheKey http = key(value, false);
+            CacheKey https = key(value, true);
+            yield store.purge(http, key -> true, e -> true, soft, nowNanos)
+                + store.purge(https, key -> true, e -> true, soft, nowNanos);
           }
           case PREFIX -> {
-            CacheKey p = key(value);
+            CacheKey http = key(value, false);
+            CacheKey https = key(value, true);
             yield store.purge(
                 null,
-                key -> key.host().equals(p.host()) && key.target().startsWith(p.target()),
+                key -> {
+                  CacheKey p = key.secure() ? https : http;
+                  return key.host().equals(p.host()) && key.target().startsWith(p.target());
+                },
                 e -> true,
                 soft,
                 nowNanos);
@@ -77,6 +84,11 @@ public final class Purge {
 
   /** The cache key of an absolute http(s) URL. */
   static CacheKey key(String url) {
+    return key(url, false);
+  }
+
+  /** The key of {@code url}'s host and target as requested over https ({@code secure}) or http. */
+  static CacheKey key(String url, boolean secure) {
     URI u;
     try {
       u = new URI(url.trim());
@@ -95,6 +107,6 @@ public final class Purge {
     }
     String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
     String query = u.getRawQuery();
-    return CacheKey.of(authority, query == null ? path : path + "?" + query);
+    return CacheKey.of(authority, query == null ? path : path + "?" + query, secure);
   }
 }

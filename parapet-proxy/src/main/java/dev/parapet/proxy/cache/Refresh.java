@@ -35,6 +35,11 @@ public final class Refresh {
     this.originForm = originForm;
   }
 
+  /** Whether the entry was stored for an https request (the refresh asks the same way). */
+  public boolean secure() {
+    return key.secure();
+  }
+
   /**
    * The conditional GET to send: the client's fields (not its cache directives, which were for its
    * own request), the entry's validators.

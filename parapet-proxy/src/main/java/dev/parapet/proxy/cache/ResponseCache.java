@@ -182,15 +182,17 @@ public final class ResponseCache {
       return;
     }
     try {
-      URI resolved = new URI("http://" + target.host() + target.target()).resolve(ref.trim());
+      String scheme0 = target.secure() ? "https" : "http";
+      URI resolved = new URI(scheme0 + "://" + target.host() + target.target()).resolve(ref.trim());
       String authority = resolved.getRawAuthority();
       String scheme = resolved.getScheme();
-      if (authority == null || scheme == null || !scheme.equalsIgnoreCase("http")) {
+      if (authority == null || scheme == null || !scheme.equalsIgnoreCase(scheme0)) {
         return;
       }
       String path = resolved.getRawPath() == null ? "/" : resolved.getRawPath();
       String query = resolved.getRawQuery();
-      CacheKey k = CacheKey.of(authority, query == null ? path : path + "?" + query);
+      CacheKey k =
+          CacheKey.of(authority, query == null ? path : path + "?" + query, target.secure());
       if (k.host().equals(target.host()) && !keys.contains(k)) {
         keys.add(k);
       }

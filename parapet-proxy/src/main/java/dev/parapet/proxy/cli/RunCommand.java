@@ -4,6 +4,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.Reloader;
 import dev.parapet.proxy.config.LoadedConfig;
+import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.runtime.ProxyRuntime;
 import java.io.IOException;
@@ -126,11 +127,13 @@ public final class RunCommand implements Callable<Integer> {
     stopOn("TERM", stop);
     stopOn("INT", stop);
     reloadOnHangup(runtime);
+    TlsConfig tls = loaded.config().tls();
     out.println(
         "parapet "
             + loaded.config().name()
             + " listening on http://"
             + loaded.config().listen()
+            + (tls == null ? "" : " and https://" + tls.listen())
             + " (admin http://"
             + loaded.config().admin().listen()
             + ", transport "

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -42,6 +43,17 @@ public final class ConfigLoader {
    */
   public static LoadedConfig parse(String yaml, String source, Path baseDir)
       throws InvalidConfigException {
+    return parse(yaml, source, baseDir, Instant.now());
+  }
+
+  /**
+   * {@link #parse(String, String, Path)} with {@code now} the instant certificates must be valid
+   * at.
+   *
+   * @throws InvalidConfigException with every error found
+   */
+  public static LoadedConfig parse(String yaml, String source, Path baseDir, Instant now)
+      throws InvalidConfigException {
     List<ConfigProblem> problems = new ArrayList<>();
     YamlNode.Mapping root;
     try {
@@ -53,7 +65,7 @@ public final class ConfigLoader {
       problems.add(ConfigProblem.error("", "cannot be read: " + e.getMessage(), null));
       throw refused(source, problems);
     }
-    ProxyConfig config = new ProxyConfigReader(problems, baseDir).read(root);
+    ProxyConfig config = new ProxyConfigReader(problems, baseDir, now).read(root);
     if (problems.stream().anyMatch(p -> p.severity() == ConfigProblem.Severity.ERROR)) {
       throw refused(source, problems);
     }

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param timeout per-attempt timeout (an attempt gets the smaller of this and the remaining
  *     deadline); 3 s
  * @param slowStart how long a returning host ramps up its share; 30 s ({@code 0s}: none)
+ * @param tls HTTPS to the pool's hosts, or null for plain HTTP
  * @param fallback another pool used while this one's breaker is open, or null
  */
 public record OriginConfig(
@@ -34,7 +35,8 @@ public record OriginConfig(
     OutlierConfig outlier,
     HealthCheckConfig healthCheck,
     Duration slowStart,
-    @Nullable String fallback) {
+    @Nullable String fallback,
+    @Nullable OriginTlsConfig tls) {
 
   public static final Balancer DEFAULT_BALANCER = Balancer.LEAST_REQUEST;
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofMillis(250);

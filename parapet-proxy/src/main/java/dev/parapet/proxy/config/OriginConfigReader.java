@@ -37,7 +37,8 @@ final class OriginConfigReader {
           "outlier",
           "health_check",
           "slow_start",
-          "fallback");
+          "fallback",
+          "tls");
   private static final Set<String> LIMITS =
       MappingReader.keys("max_connections", "max_pending", "max_requests");
   private static final Set<String> RETRY =
@@ -64,10 +65,13 @@ final class OriginConfigReader {
 
   private final List<ConfigProblem> problems;
   private final BreakerConfigReader breakers;
+  private final TlsConfigReader tls;
 
-  OriginConfigReader(List<ConfigProblem> problems, BreakerConfigReader breakers) {
+  OriginConfigReader(
+      List<ConfigProblem> problems, BreakerConfigReader breakers, TlsConfigReader tls) {
     this.problems = problems;
     this.breakers = breakers;
+    this.tls = tls;
   }
 
   /**
@@ -226,7 +230,8 @@ final class OriginConfigReader {
         outlier,
         healthCheck,
         slowStart,
-        fallback);
+        fallback,
+        tls.origin(o));
   }
 
   /**

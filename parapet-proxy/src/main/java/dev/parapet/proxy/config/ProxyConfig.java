@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param routes in file order
  * @param accessLog the access log file, or null
  * @param tracing OpenTelemetry export; {@link TracingConfig#OFF} by default
+ * @param tls the HTTPS listener, or null when there is none
  * @param http2 limits of HTTP/2 client connections
  * @param drainTimeout how long a stop (SIGTERM) waits for requests in flight before it closes
  */
@@ -37,6 +38,7 @@ public record ProxyConfig(
     List<RouteConfig> routes,
     @Nullable Path accessLog,
     TracingConfig tracing,
+    @Nullable TlsConfig tls,
     Http2Config http2,
     Duration drainTimeout) {
 

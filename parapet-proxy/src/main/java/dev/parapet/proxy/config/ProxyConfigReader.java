@@ -2,6 +2,7 @@ package dev.parapet.proxy.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -33,6 +34,7 @@ final class ProxyConfigReader {
           "routes",
           "access_log",
           "tracing",
+          "tls",
           "http2",
           "drain_timeout");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
@@ -42,9 +44,12 @@ final class ProxyConfigReader {
   private final BreakerConfigReader breakers;
   private final CrossBlockChecks checks;
 
-  ProxyConfigReader(List<ConfigProblem> problems, Path baseDir) {
+  private final TlsConfigReader tls;
+
+  ProxyConfigReader(List<ConfigProblem> problems, Path baseDir, Instant now) {
     this.problems = problems;
     this.baseDir = baseDir;
+    this.tls = new TlsConfigReader(problems, baseDir, now);
     this.breakers = new BreakerConfigReader(problems);
     this.checks = new CrossBlockChecks(problems);
   }
@@ -73,7 +78,7 @@ final class ProxyConfigReader {
     OverloadConfig overload =
         OverloadConfigReader.read(r.mapping("overload", OverloadConfigReader.KEYS));
     CacheConfig cache = CacheConfigReader.read(r.mapping("cache", CacheConfigReader.KEYS));
-    OriginConfigReader.Origins origins = new OriginConfigReader(problems, breakers).read(r);
+    OriginConfigReader.Origins origins = new OriginConfigReader(problems, breakers, tls).read(r);
     checks.fallbacks(origins);
     List<RouteConfig> routes =
         new RouteConfigReader(problems, breakers, checks)
@@ -83,6 +88,16 @@ final class ProxyConfigReader {
         AccessLogConfigReader.read(r.mapping("access_log", AccessLogConfigReader.KEYS), baseDir);
     TracingConfig tracing =
         TracingConfigReader.read(r.mapping("tracing", TracingConfigReader.KEYS));
+    TlsConfig tlsListener = tls.listener(r);
+    if (tlsListener != null
+        && !r.failed("listen")
+        && (tlsListener.listen().equals(listen) || tlsListener.listen().equals(admin.listen()))) {
+      problems.add(
+          ConfigProblem.error(
+              "tls.listen",
+              "must differ from listen and admin.listen, was " + tlsListener.listen(),
+              r.mapping("tls", TlsConfigReader.KEYS).location("listen")));
+    }
     Http2Config http2 = Http2ConfigReader.read(r.mapping("http2", Http2ConfigReader.KEYS));
     Duration drainTimeout = r.duration("drain_timeout", ProxyConfig.DEFAULT_DRAIN_TIMEOUT);
     return new ProxyConfig(
@@ -98,6 +113,7 @@ final class ProxyConfigReader {
         routes,
         accessLog,
         tracing,
+        tlsListener,
         http2,
         drainTimeout);
   }

@@ -37,6 +37,7 @@ final class OutboundRequest {
   private static final AsciiString X_FORWARDED_FOR = HeaderList.token("X-Forwarded-For");
   private static final AsciiString X_FORWARDED_PROTO = HeaderList.token("X-Forwarded-Proto");
   private static final AsciiString HTTP = AsciiString.cached("http");
+  private static final AsciiString HTTPS = AsciiString.cached("https");
   private static final AsciiString DEADLINE = HeaderList.token(DeadlineHeader.NAME);
 
   private final HttpRequest request;
@@ -166,7 +167,7 @@ final class OutboundRequest {
         String xff = h.get(X_FORWARDED_FOR);
         h.set(X_FORWARDED_FOR, xff == null ? ip : xff + ", " + ip);
       }
-      h.set(X_FORWARDED_PROTO, HTTP);
+      h.set(X_FORWARDED_PROTO, client.secure() ? HTTPS : HTTP);
     }
     fwd.headers().set(DEADLINE, DeadlineHeader.format(usableNanos));
     if (span != null) {

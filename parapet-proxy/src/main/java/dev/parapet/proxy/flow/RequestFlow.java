@@ -261,7 +261,16 @@ public final class RequestFlow implements CachingDownstream.Resume {
     }
     CachingDownstream c =
         CachingDownstream.lookup(
-            px.cacheServices, client, request, r.id(), host, originForm, hasBody, noCollapse, this);
+            px.cacheServices,
+            client,
+            request,
+            r.id(),
+            host,
+            originForm,
+            from.secure(),
+            hasBody,
+            noCollapse,
+            this);
     cache = c;
     return switch (c.step()) {
       case ANSWER -> {
@@ -593,7 +602,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
     long now = px.ticker.read();
     Downstream sink = new DiscardingDownstream(client.eventLoop(), client.alloc());
     HttpRequest request = refresh.request();
-    RequestFlow f = new RequestFlow(px, sink, Client.UNKNOWN, request, now, true);
+    // The refresh asks the origin as the request the entry was stored for did: same scheme.
+    RequestFlow f = new RequestFlow(px, sink, Client.unknown(refresh.secure()), request, now, true);
     CachingDownstream c = CachingDownstream.refreshing(px.cacheServices, sink, refresh);
     f.cache = c;
     f.down = c;

@@ -5,6 +5,7 @@ import dev.parapet.core.exchange.Attempt;
 import dev.parapet.core.exchange.AttemptPolicy;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.tls.HandshakeFailures;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginConnection;
 import dev.parapet.proxy.upstream.OriginPool;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 import io.opentelemetry.api.trace.Span;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -197,13 +199,24 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
   @Override
   public void onConnectFailure(Throwable cause) {
     if (isLive()) {
-      fail(
-          cause instanceof ConnectTimeoutException
-              ? ProxyError.CONNECT_TIMEOUT
-              : ProxyError.CONNECTION_REFUSED,
-          RequestChecks.describe(cause),
-          Outcome.CONNECT_FAILURE);
+      // A failed TLS handshake is a failed connect too: breaker evidence, outlier evidence, the
+      // connect fast-trip; only the error the client is told differs.
+      fail(connectError(cause), RequestChecks.describe(cause), Outcome.CONNECT_FAILURE);
     }
+  }
+
+  static ProxyError connectError(Throwable cause) {
+    if (cause instanceof ConnectTimeoutException) {
+      return ProxyError.CONNECT_TIMEOUT;
+    }
+    if (cause instanceof SSLException) {
+      return switch (HandshakeFailures.classify(cause)) {
+        case CERTIFICATE -> ProxyError.TLS_CERTIFICATE_ERROR;
+        case TIMEOUT -> ProxyError.CONNECT_TIMEOUT;
+        case PROTOCOL -> ProxyError.TLS_PROTOCOL_ERROR;
+      };
+    }
+    return ProxyError.CONNECTION_REFUSED;
   }
 
   @Override

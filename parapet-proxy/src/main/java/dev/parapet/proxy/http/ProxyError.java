@@ -34,6 +34,15 @@ public enum ProxyError {
   CONNECT_TIMEOUT(HttpResponseStatus.GATEWAY_TIMEOUT, "connection_timeout", "connect timed out"),
   /** The origin refused the connection. */
   CONNECTION_REFUSED(HttpResponseStatus.BAD_GATEWAY, "connection_refused", "connection refused"),
+  /**
+   * The origin's TLS certificate was not accepted: untrusted, expired or not yet valid, or for
+   * another name.
+   */
+  TLS_CERTIFICATE_ERROR(
+      HttpResponseStatus.BAD_GATEWAY, "tls_certificate_error", "origin certificate not accepted"),
+  /** The TLS handshake with the origin failed otherwise (no common version or cipher, an alert). */
+  TLS_PROTOCOL_ERROR(
+      HttpResponseStatus.BAD_GATEWAY, "tls_protocol_error", "TLS handshake with origin failed"),
   /** The origin closed or reset the connection before a complete response head. */
   CONNECTION_TERMINATED(
       HttpResponseStatus.BAD_GATEWAY, "connection_terminated", "origin closed the connection"),

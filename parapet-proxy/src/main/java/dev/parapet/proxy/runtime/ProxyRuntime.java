@@ -22,8 +22,10 @@ import dev.parapet.proxy.config.HealthCheckConfig;
 import dev.parapet.proxy.config.HostPort;
 import dev.parapet.proxy.config.InvalidConfigException;
 import dev.parapet.proxy.config.OriginConfig;
+import dev.parapet.proxy.config.OriginTlsConfig;
 import dev.parapet.proxy.config.ProxyConfig;
 import dev.parapet.proxy.config.RouteConfig;
+import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.config.TracingConfig;
 import dev.parapet.proxy.flow.ProxySettings;
 import dev.parapet.proxy.flow.Tracing;
@@ -31,8 +33,12 @@ import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
+import dev.parapet.proxy.tls.OriginTls;
+import dev.parapet.proxy.tls.ServerTls;
+import dev.parapet.proxy.tls.TlsProviders;
 import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -48,6 +54,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A running Parapet: the data-plane listener and the admin listener built from one validated {@link
@@ -57,6 +65,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Wired here: everything the configuration names.
  */
 public final class ProxyRuntime implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger("parapet.tls");
+
   private final ProxyServer proxy;
   private final AdminServer admin;
 
@@ -112,9 +122,18 @@ public final class ProxyRuntime implements AutoCloseable {
             .transport(transport)
             .accessLog(config.accessLog())
             .tracing(tracing(config))
+            .tls(config.tls())
             .http2(config.http2())
             .build();
     proxy.start();
+    ServerTls tls = proxy.tls();
+    if (tls != null) {
+      LOG.info(
+          "TLS on {} with {}: certificates for {}",
+          tls.listen(),
+          TlsProviders.describe(tls.provider()),
+          tls.names());
+    }
     AdminServer admin;
     try {
       AdminAccess access =
@@ -185,11 +204,26 @@ public final class ProxyRuntime implements AutoCloseable {
       if (!next.tracing().equals(started.tracing())) {
         return new Result(409, "tracing changed: needs a restart; nothing changed", List.of());
       }
+      ServerTls tls = proxy.tls();
+      TlsConfig nextTls = next.tls();
+      if ((tls == null) != (nextTls == null)) {
+        return new Result(
+            409,
+            "tls " + (tls == null ? "added" : "removed") + ": needs a restart; nothing changed",
+            List.of());
+      }
       try {
+        // Certificates first: built completely from the files, installed only once everything
+        // else is accepted too. Handshakes after the swap get them; open connections keep theirs.
+        ServerTls.Contexts certificates =
+            tls == null || nextTls == null ? null : tls.prepare(nextTls);
         List<OriginSettings> origins = origins(next, ticker.read());
         ProxyServer.Reconfigured r =
             proxy.reconfigure(
                 settings(next), routes(next, origins), origins, cache(next, proxy.cache()));
+        if (tls != null && certificates != null) {
+          tls.swap(certificates);
+        }
         return new Result(
             200,
             "reloaded "
@@ -202,7 +236,8 @@ public final class ProxyRuntime implements AutoCloseable {
                 + r.breakersKept()
                 + " breakers kept, "
                 + r.breakersNew()
-                + " new",
+                + " new"
+                + (tls == null ? "" : ", certificates reloaded"),
             List.of());
       } catch (IllegalArgumentException e) {
         return new Result(409, e.getMessage() + "; nothing changed", List.of());
@@ -371,9 +406,25 @@ public final class ProxyRuntime implements AutoCloseable {
               o.hedge(),
               o.fallback(),
               selection(o),
-              o.breaker().probePath()));
+              o.breaker().probePath(),
+              originTls(c, o)));
     }
     return origins;
+  }
+
+  /**
+   * HTTPS to origin {@code o}, or null for plain HTTP; on the provider {@code tls.provider} names
+   * (OpenSSL where it loads when there is no {@code tls:} block).
+   */
+  static @Nullable OriginTls originTls(ProxyConfig c, OriginConfig o) {
+    OriginTlsConfig t = o.tls();
+    if (t == null) {
+      return null;
+    }
+    TlsConfig listener = c.tls();
+    SslProvider provider =
+        TlsProviders.choose(listener == null ? TlsConfig.Provider.AUTO : listener.provider());
+    return OriginTls.of(t, provider, "origins." + o.name() + ".tls");
   }
 
   /** Balancer, outlier ejection, health checks and slow start of one origin. */

@@ -17,6 +17,7 @@ import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
 import dev.parapet.proxy.config.Http2Config;
+import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.flow.AccessLog;
 import dev.parapet.proxy.flow.ClientLimits;
 import dev.parapet.proxy.flow.IncidentMode;
@@ -31,6 +32,9 @@ import dev.parapet.proxy.net.Transport;
 import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.route.RouteTable;
+import dev.parapet.proxy.tls.AlpnDispatch;
+import dev.parapet.proxy.tls.ServerTls;
+import dev.parapet.proxy.tls.TlsInitializer;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -56,6 +60,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,6 +94,11 @@ public final class ProxyServer implements AutoCloseable {
   private List<Route> routes;
 
   private @Nullable Channel serverChannel;
+
+  /** The HTTPS listener's certificates, or null when there is no {@code tls:} block. */
+  private final @Nullable ServerTls tls;
+
+  private @Nullable Channel tlsChannel;
 
   /** Limits of HTTP/2 client connections (a change needs a restart). */
   private final Http2Config http2Config;
@@ -141,6 +151,9 @@ public final class ProxyServer implements AutoCloseable {
         metrics.gauge("parapet.access.log.dropped", "listener", settings.name(), log::dropped);
       }
       this.context = build(settings, routes, pools(b.origins), b.cache, null, false).context();
+      TlsConfig tlsConfig = b.tls;
+      this.tls =
+          tlsConfig == null ? null : new ServerTls(tlsConfig, http2OverTls() != null, metrics);
     } catch (RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
@@ -169,6 +182,7 @@ public final class ProxyServer implements AutoCloseable {
     private Transport transport = Transport.preferred();
     private @Nullable Path accessLog;
     private Tracing tracing = Tracing.OFF;
+    private @Nullable TlsConfig tls;
     private Http2Config http2 = Http2Config.DEFAULTS;
 
     private Builder(ProxySettings settings) {
@@ -223,6 +237,12 @@ public final class ProxyServer implements AutoCloseable {
     /** Spans of requests and attempts (a change needs a restart); off when unset. */
     public Builder tracing(Tracing tracing) {
       this.tracing = Objects.requireNonNull(tracing, "tracing");
+      return this;
+    }
+
+    /** An HTTPS listener beside the plain one ({@code tls:}); none when null (the default). */
+    public Builder tls(@Nullable TlsConfig tls) {
+      this.tls = tls;
       return this;
     }
 
@@ -550,12 +570,41 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * Binds the listener: each connection is HTTP/1.1 or, when it opens with the HTTP/2 client
-   * preface, HTTP/2 ({@link CleartextProtocols}).
+   * Adds the HTTP/1.1 handlers to the end of {@code p}, the slow-head timer first: on a TLS
+   * connection once ALPN chose {@code http/1.1} ({@link AlpnDispatch}).
+   */
+  private void http1(ChannelPipeline p) {
+    RequestHeadTimer timer = headTimer();
+    p.addLast("head-timer", timer);
+    http1(p, timer);
+  }
+
+  private RequestHeadTimer headTimer() {
+    return new RequestHeadTimer(
+        settings.headerTimeout().toNanos(),
+        settings.idleTimeout().toNanos(),
+        context.responses(),
+        context.viaMember(),
+        metrics,
+        ticker);
+  }
+
+  /**
+   * What ALPN's {@code h2} gets on the HTTPS listener: the HTTP/2 handlers ({@link
+   * Http2Connections#install}), added to the end of the pipeline. Null before {@link #start} made
+   * them; {@code h2} is then not advertised.
+   */
+  private @Nullable Consumer<ChannelPipeline> http2OverTls() {
+    Http2Connections h2 = http2;
+    return h2 == null ? null : h2::install;
+  }
+
+  /**
+   * Binds the listener (and the HTTPS listener when {@code tls:} is configured): each cleartext
+   * connection is HTTP/1.1 or, when it opens with the HTTP/2 client preface, HTTP/2 ({@link
+   * CleartextProtocols}); a TLS connection is what ALPN chose.
    */
   public ProxyServer start() throws InterruptedException {
-    long headerNanos = settings.headerTimeout().toNanos();
-    long idleNanos = settings.idleTimeout().toNanos();
     Http2Connections h2 =
         new Http2Connections(
             this::context,
@@ -576,20 +625,22 @@ public final class ProxyServer implements AutoCloseable {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    RequestHeadTimer timer =
-                        new RequestHeadTimer(
-                            headerNanos,
-                            idleNanos,
-                            context.responses(),
-                            context.viaMember(),
-                            metrics,
-                            ticker);
+                    RequestHeadTimer timer = headTimer();
                     ch.pipeline()
                         .addLast("head-timer", timer)
                         .addLast("protocol", new CleartextProtocols(h2, p -> http1(p, timer)));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
+    ServerTls t = tls;
+    if (t != null) {
+      tlsChannel =
+          b.clone()
+              .childHandler(new TlsInitializer(t, this::http1, http2OverTls()))
+              .bind(t.listen().host(), t.listen().port())
+              .sync()
+              .channel();
+    }
     synchronized (this) {
       context.origins().values().forEach(p -> p.start(group));
     }
@@ -653,16 +704,38 @@ public final class ProxyServer implements AutoCloseable {
     if (h2 != null) {
       h2.goAwayAll("drain");
     }
-    Channel c = serverChannel;
-    if (c != null) {
-      c.close().syncUninterruptibly();
-    }
+    closeListeners();
     long deadline = ticker.read() + max.toNanos();
     long inFlight;
     while ((inFlight = metrics.routeInflight()) > 0 && ticker.read() - deadline < 0) {
       Thread.sleep(20);
     }
     return inFlight;
+  }
+
+  private void closeListeners() {
+    Channel plain = serverChannel;
+    if (plain != null) {
+      plain.close().syncUninterruptibly();
+    }
+    Channel secure = tlsChannel;
+    if (secure != null) {
+      secure.close().syncUninterruptibly();
+    }
+  }
+
+  /** The HTTPS listener's certificates (for a reload), or null when there is none. */
+  public @Nullable ServerTls tls() {
+    return tls;
+  }
+
+  /** The HTTPS listener's bound port (useful when configured with port 0). */
+  public int tlsPort() {
+    Channel c = tlsChannel;
+    if (c == null) {
+      throw new IllegalStateException("tls : not listening (expected: a tls block and start())");
+    }
+    return ((InetSocketAddress) c.localAddress()).getPort();
   }
 
   /** Synthetic breaker probes sent so far (0 before start). */
@@ -724,10 +797,7 @@ public final class ProxyServer implements AutoCloseable {
     if (closed.getAndSet(true)) {
       return;
     }
-    Channel c = serverChannel;
-    if (c != null) {
-      c.close().syncUninterruptibly();
-    }
+    closeListeners();
     overload.close();
     io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
     if (r != null) {

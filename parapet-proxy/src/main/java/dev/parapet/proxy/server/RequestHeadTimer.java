@@ -67,16 +67,26 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    if (ctx.channel().isActive()) {
+      start(ctx); // added after the TLS handshake: the connection is active already
+    }
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    start(ctx);
+    super.channelActive(ctx);
+  }
+
+  private void start(ChannelHandlerContext ctx) {
+    if (check != null) {
+      return;
+    }
     awaitNext();
     check =
         ctx.executor()
             .scheduleWithFixedDelay(
                 this::check, checkEveryNanos, checkEveryNanos, TimeUnit.NANOSECONDS);
-    super.channelActive(ctx);
   }
 
   @Override

@@ -125,6 +125,7 @@ final class HealthChecker implements HostHealth {
         loop,
         channelType,
         hosts.get(host).address(),
+        hosts.get(host).tls(),
         check.path(),
         timeoutMillis,
         "parapet-health-check",

@@ -3,12 +3,14 @@ package dev.parapet.proxy.upstream;
 import dev.parapet.core.balance.Host;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.http1.OriginCodec;
+import dev.parapet.proxy.tls.OriginTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Map;
@@ -18,6 +20,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,6 +65,7 @@ public final class HostPool {
   private final int maxConnections;
   private final int maxPending;
   private final int connectTimeoutMillis;
+  private final @Nullable OriginTls tls;
   private final Class<? extends Channel> channelType;
   private final AtomicInteger open = new AtomicInteger();
   private final AtomicInteger pending = new AtomicInteger();
@@ -127,6 +132,35 @@ public final class HostPool {
       int connectTimeoutMillis,
       Class<? extends Channel> channelType,
       Ticker ticker) {
+    this(
+        id,
+        index,
+        address,
+        weight,
+        maxConnections,
+        maxPending,
+        connectTimeoutMillis,
+        channelType,
+        ticker,
+        null);
+  }
+
+  /**
+   * A host of {@code weight} reached over HTTPS when {@code tls} is set: a connection is handed out
+   * once its handshake is done, and a failed handshake is a connect failure.
+   */
+  public HostPool(
+      String id,
+      int index,
+      InetSocketAddress address,
+      int weight,
+      int maxConnections,
+      int maxPending,
+      int connectTimeoutMillis,
+      Class<? extends Channel> channelType,
+      Ticker ticker,
+      @Nullable OriginTls tls) {
+    this.tls = tls;
     this.id = id;
     this.ticker = ticker;
     this.index = index;
@@ -136,6 +170,11 @@ public final class HostPool {
     this.maxPending = maxPending;
     this.connectTimeoutMillis = connectTimeoutMillis;
     this.channelType = channelType;
+  }
+
+  /** HTTPS to this host, or null for plain HTTP. */
+  public @Nullable OriginTls tls() {
+    return tls;
   }
 
   /** {@code origin/host:port}, from configuration. */
@@ -292,6 +331,15 @@ public final class HostPool {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (tls != null) {
+                      // The handshake may take as long as connecting, and at least a second: a
+                      // cold JVM's first handshakes are slow, and a timeout here is a failure.
+                      ch.pipeline()
+                          .addLast(
+                              "tls",
+                              tls.newHandler(
+                                  ch.alloc(), address, Math.max(1000, connectTimeoutMillis)));
+                    }
                     ch.pipeline()
                         .addLast(OriginCodec.handlers(8192, 32 * 1024, 8192))
                         .addLast("origin", new OriginConnection().bind(ch));
@@ -301,18 +349,42 @@ public final class HostPool {
     Channel ch = f.channel();
     ch.closeFuture().addListener(done -> onSlotFreed());
     f.addListener(done -> {
-      if (done.isSuccess()) {
-        connectTimes.accept(ticker.read() - started);
-        if (acquirer.isCancelled()) {
-          release(ch, true);
-        } else {
-          acquirer.onConnection(ch);
-        }
+      SslHandler ssl = done.isSuccess() && tls != null ? ch.pipeline().get(SslHandler.class) : null;
+      if (ssl != null) {
+        ssl.handshakeFuture()
+            .addListener(hs -> {
+              Throwable cause = hs.cause();
+              if (cause != null && !(cause instanceof SSLException)) {
+                // Closed or reset mid-handshake, or not TLS at all: still a TLS failure to
+                // the client (tls_protocol_error), not a refused connection.
+                SSLException wrapped = new SSLHandshakeException("handshake failed: " + cause);
+                wrapped.initCause(cause);
+                connected(ch, ch.newFailedFuture(wrapped), started, acquirer);
+              } else {
+                connected(ch, hs, started, acquirer);
+              }
+            });
       } else {
-        host.requestFinished();
-        acquirer.onConnectFailure(done.cause());
+        connected(ch, done, started, acquirer);
       }
     });
+  }
+
+  /** Connecting (and, over HTTPS, the handshake) is over: hand the channel out, or fail. */
+  private void connected(
+      Channel ch, io.netty.util.concurrent.Future<?> done, long started, Acquirer acquirer) {
+    if (done.isSuccess()) {
+      connectTimes.accept(ticker.read() - started);
+      if (acquirer.isCancelled()) {
+        release(ch, true);
+      } else {
+        acquirer.onConnection(ch);
+      }
+    } else {
+      ch.close(); // a failed handshake leaves a TCP connection open
+      host.requestFinished();
+      acquirer.onConnectFailure(done.cause());
+    }
   }
 
   /** A connection closed: one waiter (on any loop) may connect now. */

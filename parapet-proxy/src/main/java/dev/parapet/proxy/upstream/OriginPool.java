@@ -117,7 +117,8 @@ public final class OriginPool {
               settings.maxPending(),
               connectMillis,
               channelType,
-              ticker));
+              ticker,
+              settings.tls()));
     }
     this.hosts = List.copyOf(hs);
     Map<Host, HostPool> map = new IdentityHashMap<>();
@@ -452,7 +453,14 @@ public final class OriginPool {
   public void probe(
       HostPool host, String path, int timeoutMillis, EventLoop loop, ProbeRequest.Callback done) {
     ProbeRequest.send(
-        loop, channelType, host.address(), path, timeoutMillis, "parapet-breaker-probe", done);
+        loop,
+        channelType,
+        host.address(),
+        host.tls(),
+        path,
+        timeoutMillis,
+        "parapet-breaker-probe",
+        done);
   }
 
   /** True when the pool has active health checks. */

@@ -6,6 +6,7 @@ import dev.parapet.core.latency.RollingLatencyHistogram;
 import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
+import dev.parapet.proxy.tls.OriginTls;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +34,7 @@ import org.jspecify.annotations.Nullable;
  * @param selection balancer, outlier ejection, health checks and slow start
  * @param probePath {@code breaker.probe.path}: the path synthetic half-open probes request, or null
  *     (live requests probe)
+ * @param tls HTTPS to the hosts ({@code origins.NAME.tls}), or null for plain HTTP
  */
 public record OriginSettings(
     String name,
@@ -50,7 +52,8 @@ public record OriginSettings(
     HedgeConfig hedge,
     @Nullable String fallback,
     HostSelection selection,
-    @Nullable String probePath) {
+    @Nullable String probePath,
+    @Nullable OriginTls tls) {
 
   /** Retries of one attempt in all (no retry): what a pool built without configuration gets. */
   public static final RetryConfig NO_RETRY =
@@ -59,6 +62,44 @@ public record OriginSettings(
           RetryConfig.DEFAULTS.on(),
           RetryConfig.DEFAULTS.budget(),
           RetryConfig.DEFAULTS.backoff());
+
+  /** A plain-HTTP pool. */
+  public OriginSettings(
+      String name,
+      List<InetSocketAddress> hosts,
+      Duration connectTimeout,
+      Duration timeout,
+      int maxConnections,
+      int maxPending,
+      int maxRequests,
+      BreakerPolicy breaker,
+      Scope breakerScope,
+      OutcomeClassifier classifier,
+      RollingLatencyHistogram latency,
+      RetryConfig retry,
+      HedgeConfig hedge,
+      @Nullable String fallback,
+      HostSelection selection,
+      @Nullable String probePath) {
+    this(
+        name,
+        hosts,
+        connectTimeout,
+        timeout,
+        maxConnections,
+        maxPending,
+        maxRequests,
+        breaker,
+        breakerScope,
+        classifier,
+        latency,
+        retry,
+        hedge,
+        fallback,
+        selection,
+        probePath,
+        null);
+  }
 
   /** A pool whose breakers probe with live requests. */
   public OriginSettings(

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.upstream;
 
+import dev.parapet.proxy.tls.OriginTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -58,6 +59,7 @@ public final class ProbeRequest {
       EventLoop loop,
       Class<? extends Channel> channelType,
       InetSocketAddress address,
+      @Nullable OriginTls tls,
       String path,
       int timeoutMillis,
       String userAgent,
@@ -74,6 +76,10 @@ public final class ProbeRequest {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (tls != null) {
+                      ch.pipeline()
+                          .addLast("tls", tls.newHandler(ch.alloc(), address, timeoutMillis));
+                    }
                     ch.pipeline().addLast(new HttpClientCodec()).addLast(a);
                   }
                 })

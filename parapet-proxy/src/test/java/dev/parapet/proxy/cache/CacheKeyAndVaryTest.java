@@ -20,6 +20,25 @@ class CacheKeyAndVaryTest {
   }
 
   @Test
+  void theSchemeIsPartOfTheKeyWithItsOwnDefaultPort() {
+    CacheKey https = CacheKey.of("Shop.Example.com:443", "/a", true);
+    assertThat(https).isEqualTo(CacheKey.of("shop.example.com", "/a", true));
+    assertThat(https).isNotEqualTo(CacheKey.of("shop.example.com", "/a", false));
+    assertThat(https.toString()).isEqualTo("https://shop.example.com/a");
+    // :443 is not http's default port, nor :80 https's.
+    assertThat(CacheKey.of("h:443", "/", false).host()).isEqualTo("h:443");
+    assertThat(CacheKey.of("h:80", "/", true).host()).isEqualTo("h:80");
+    assertThat(CacheKey.of("h", "/")).isEqualTo(new CacheKey("h", "/", false));
+  }
+
+  @Test
+  void aPurgeByUrlOrPrefixCoversBothSchemes() {
+    assertThat(Purge.key("https://h/a", true)).isEqualTo(CacheKey.of("h", "/a", true));
+    assertThat(Purge.key("https://h/a", false)).isEqualTo(CacheKey.of("h", "/a", false));
+    assertThat(Purge.key("http://h:443/a", true)).isEqualTo(CacheKey.of("h", "/a", true));
+  }
+
+  @Test
   void pathAndQueryAreKeptByteForByte() {
     assertThat(CacheKey.of("h", "/a?x=1&y=2")).isNotEqualTo(CacheKey.of("h", "/a?y=2&x=1"));
     assertThat(CacheKey.of("h", "/A")).isNotEqualTo(CacheKey.of("h", "/a"));

@@ -2,6 +2,7 @@ package dev.parapet.proxy.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.proxy.testing.TestCertificates;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -47,6 +48,44 @@ class ValidateCommandTest {
     assertThat(err.toString())
         .startsWith(
             file + ":5:14: warning: routes[0].timeout: origin 'api' timeout (10s) is not smaller");
+  }
+
+  @Test
+  void badCertificatesAreReportedWithFileLineAndYamlPath(@TempDir Path dir) throws Exception {
+    TestCertificates.Ca ca = TestCertificates.ca("Validate CA");
+    ca.issue("a.test").write(dir, "a");
+    ca.issue("b.test").write(dir, "b");
+    java.time.Instant now = java.time.Instant.now();
+    ca.issue(now.minusSeconds(86_400 * 3), now.minusSeconds(86_400), "old.test").write(dir, "old");
+    Path file = dir.resolve("tls.yaml");
+    Files.writeString(
+        file,
+        """
+        tls:
+          certificates:
+            - {cert_file: a.pem, key_file: b-key.pem}
+            - {cert_file: old.pem, key_file: old-key.pem}
+            - {cert_file: gone.pem, key_file: a-key.pem}
+        origins:
+          api: {hosts: [127.0.0.1:9001]}
+        routes:
+          - origin: api
+        """);
+    assertThat(run("validate", "-c", file.toString())).isEqualTo(ValidateCommand.INVALID);
+    assertThat(err.toString().lines())
+        .anySatisfy(l ->
+            assertThat(l)
+                .startsWith(file + ":3:36: tls.certificates[0].key_file: ")
+                .contains("does not match the certificate"))
+        .anySatisfy(l ->
+            assertThat(l)
+                .startsWith(file + ":4:19: tls.certificates[1].cert_file: ")
+                .contains("expired at"))
+        .anySatisfy(l ->
+            assertThat(l)
+                .startsWith(file + ":5:19: tls.certificates[2].cert_file: ")
+                .contains("gone.pem", "cannot be read"))
+        .contains(file + ": invalid (3 errors)");
   }
 
   @Test

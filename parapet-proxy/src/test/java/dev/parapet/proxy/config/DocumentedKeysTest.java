@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import dev.parapet.proxy.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,11 +37,24 @@ class DocumentedKeysTest {
 
   @TempDir static Path dir;
   private static Path tokenFile = Path.of("unset");
+  private static String certificates = "unset";
+  private static String cert = "unset";
+  private static String key = "unset";
+  private static String otherKey = "unset";
+  private static String ca = "unset";
 
   @BeforeAll
   static void files() throws Exception {
     tokenFile = dir.resolve("admin.token");
     Files.writeString(tokenFile, "t0ken\n");
+    TestCertificates.Ca authority = TestCertificates.ca("Keys CA");
+    TestCertificates.Files2 edge = authority.issue("edge.test").write(dir, "edge");
+    TestCertificates.Files2 other = authority.issue("other.test").write(dir, "other");
+    cert = "'" + edge.cert() + "'";
+    key = "'" + edge.key() + "'";
+    otherKey = "'" + other.key() + "'";
+    ca = "'" + authority.write(dir.resolve("ca.pem")) + "'";
+    certificates = "[{cert_file: " + cert + ", key_file: " + key + "}]";
   }
 
   /**
@@ -77,6 +91,28 @@ class DocumentedKeysTest {
     rows.add(row("http2.resets.count", "50", "0"));
     rows.add(row("http2.resets.within", "10s", "x"));
     rows.add(row("access_log.path", "'" + dir.resolve("access.log") + "'", "'/no/such/dir/a'"));
+    // tls
+    String t = "tls.";
+    rows.add(
+        new Row(
+            t + "listen",
+            Map.of(t + "listen", "127.0.0.1:8444", t + "certificates", certificates),
+            "nowhere"));
+    rows.add(
+        new Row(
+            t + "certificates",
+            Map.of(t + "certificates", certificates),
+            "[{cert_file: " + cert + ", key_file: " + otherKey + "}]"));
+    rows.add(
+        new Row(
+            t + "protocols",
+            Map.of(t + "protocols", "[TLSv1.3]", t + "certificates", certificates),
+            "[SSLv3]"));
+    rows.add(
+        new Row(
+            t + "provider",
+            Map.of(t + "provider", "jdk", t + "certificates", certificates),
+            "magic"));
     // deadline, admission, overload, cache
     rows.add(row("deadline.default", "5s", "soon"));
     rows.add(row("deadline.reserve", "80ms", "-1s"));
@@ -154,6 +190,20 @@ class DocumentedKeysTest {
     rows.add(row(o + "health_check.unhealthy", "4", "0"));
     rows.add(row(o + "slow_start", "10s", "x"));
     rows.add(row(o + "fallback", "other", "nowhere"));
+    rows.add(row(o + "tls", "{}", "[1]"));
+    rows.add(row(o + "tls.sni", "api.example.com", "'a b'"));
+    rows.add(row(o + "tls.verify", "false", "maybe"));
+    rows.add(row(o + "tls.ca_file", ca, "'" + dir.resolve("none.pem") + "'"));
+    rows.add(
+        new Row(
+            o + "tls.cert_file",
+            Map.of(o + "tls.cert_file", cert, o + "tls.key_file", key),
+            "'" + dir.resolve("none.pem") + "'"));
+    rows.add(
+        new Row(
+            o + "tls.key_file",
+            Map.of(o + "tls.cert_file", cert, o + "tls.key_file", key),
+            otherKey));
     // origins.NAME.breaker
     rows.add(row(b + "scope", "origin", "planet"));
     rows.add(row(b + "mode", "shadow", "loud"));

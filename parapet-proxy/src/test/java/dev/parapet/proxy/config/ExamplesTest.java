@@ -2,9 +2,12 @@ package dev.parapet.proxy.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.proxy.testing.TestCertificates;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,6 +30,29 @@ class ExamplesTest {
     assertThat(c.routes().get(1).cache().enabled()).isTrue();
     assertThat(c.listen().isLoopback()).isTrue();
     assertThat(c.admin().listen().isLoopback()).isTrue();
+  }
+
+  /**
+   * edge-tls.yaml with the files bin/dev-certs would make (made here instead): it validates without
+   * warnings and is edge.yaml plus the HTTPS listener.
+   */
+  @Test
+  void theTlsEdgeIsTheEdgeWithAnHttpsListener(@TempDir Path dir) throws Exception {
+    Files.createDirectories(dir.resolve("certs"));
+    TestCertificates.ca("dev CA")
+        .issue("edge.test", "localhost")
+        .write(dir.resolve("certs"), "edge");
+    Path copy = dir.resolve("edge-tls.yaml");
+    Files.copy(EXAMPLES.resolve("edge-tls.yaml"), copy);
+    LoadedConfig loaded = ConfigLoader.load(copy);
+    assertThat(loaded.warnings()).isEmpty();
+    ProxyConfig tls = loaded.config();
+    ProxyConfig edge = example("edge.yaml");
+    assertThat(tls.tls()).isNotNull();
+    assertThat(tls.tls().listen()).isEqualTo(new HostPort("127.0.0.1", 8443));
+    assertThat(tls.origins()).isEqualTo(edge.origins());
+    assertThat(tls.routes()).isEqualTo(edge.routes());
+    assertThat(tls.cache()).isEqualTo(edge.cache());
   }
 
   @Test

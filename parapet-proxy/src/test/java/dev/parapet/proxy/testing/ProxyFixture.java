@@ -325,6 +325,7 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
     private @Nullable Transport transport;
     private @Nullable Path accessLog;
     private dev.parapet.proxy.config.@Nullable Http2Config http2;
+    private dev.parapet.proxy.config.@Nullable TlsConfig tls;
 
     private ProxySpec() {}
 
@@ -402,6 +403,12 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       return this;
     }
 
+    /** An HTTPS listener beside the plain one. */
+    public ProxySpec tls(dev.parapet.proxy.config.TlsConfig tls) {
+      this.tls = tls;
+      return this;
+    }
+
     public ProxySpec accessLog(Path file) {
       this.accessLog = file;
       return this;
@@ -432,6 +439,9 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       }
       if (http2 != null) {
         b.http2(http2);
+      }
+      if (tls != null) {
+        b.tls(tls);
       }
       ProxyServer p = b.build();
       closeLater(p);
