@@ -6,7 +6,8 @@
 #   docker run --rm -p 8080:8080 -v "$PWD/edge.yaml:/etc/parapet/parapet.yaml:ro" parapet
 #
 # docker stop sends SIGTERM: the proxy stops accepting, drains requests in flight for up to
-# --drain-timeout (30 s by default), then exits; give it the time (docker stop -t 40).
+# drain_timeout (10 s by default; --drain-timeout overrides it), then exits 0; give it the time
+# (docker stop -t 40 leaves room for a drain of 30 s).
 # docker kill -s HUP reloads /etc/parapet/parapet.yaml.
 
 FROM maven:3.9-eclipse-temurin-21 AS build

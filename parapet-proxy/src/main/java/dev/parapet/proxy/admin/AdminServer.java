@@ -222,7 +222,12 @@ public final class AdminServer implements AutoCloseable {
         case "/healthz":
           return text(HttpResponseStatus.OK, "ok\n", "text/plain; charset=utf-8");
         case "/readyz":
-          return ready.get() && !proxy.overload().stopAccepting()
+          String state = Dashboard.state(proxy);
+          if (state.equals("draining")) {
+            return text(
+                HttpResponseStatus.SERVICE_UNAVAILABLE, "draining\n", "text/plain; charset=utf-8");
+          }
+          return ready.get() && state.equals("serving")
               ? text(HttpResponseStatus.OK, "ready\n", "text/plain; charset=utf-8")
               : text(
                   HttpResponseStatus.SERVICE_UNAVAILABLE,

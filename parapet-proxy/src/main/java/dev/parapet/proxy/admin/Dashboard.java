@@ -68,6 +68,7 @@ final class Dashboard implements AutoCloseable {
   ObjectNode json(long since) {
     ObjectNode root = JSON.createObjectNode();
     root.put("interval_ms", 1000);
+    root.put("state", state(proxy));
     root.put("capacity", DashboardSampler.CAPACITY);
     ArrayNode groups = root.putArray("groups");
     DashboardSampler.GROUPS.forEach(groups::add);
@@ -116,6 +117,17 @@ final class Dashboard implements AutoCloseable {
       n.put("transitions", s.transitions());
     }
     return root;
+  }
+
+  /**
+   * What the listener does with new work: {@code draining} once a stop began, {@code overloaded}
+   * while the overload manager stops accepting, {@code serving} otherwise.
+   */
+  static String state(ProxyServer proxy) {
+    if (proxy.draining()) {
+      return "draining";
+    }
+    return proxy.overload().stopAccepting() ? "overloaded" : "serving";
   }
 
   /** Reads {@code since=N} from a query string; 0 when absent or not a number. */

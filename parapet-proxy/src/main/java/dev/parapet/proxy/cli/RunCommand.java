@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,11 +60,10 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--drain-timeout",
       paramLabel = "SECONDS",
-      defaultValue = "30",
       description =
           "On SIGTERM/SIGINT: how long to wait for requests in flight after the listener stops"
-              + " accepting, before closing (default: ${DEFAULT-VALUE}).")
-  int drainSeconds = 30;
+              + " accepting, before closing (default: the configuration's drain_timeout, 10 s).")
+  @Nullable Integer drainSeconds;
 
   @CommandLine.Spec CommandLine.Model.@Nullable CommandSpec spec;
 
@@ -108,15 +108,24 @@ public final class RunCommand implements Callable<Integer> {
     // (1-2 ms once the first connections' objects age out too), and those pauses were the
     // proxy's p99.5 and above at saturation (docs/benchmarks.md).
     System.gc();
+    Duration drain =
+        drainSeconds == null
+            ? loaded.config().drainTimeout()
+            : Duration.ofSeconds(Math.max(0, drainSeconds));
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  stopGracefully(runtime, err);
-                  stopped.countDown();
-                },
-                "parapet-shutdown"));
+    AtomicBoolean stopping = new AtomicBoolean();
+    Runnable stop =
+        () -> {
+          if (stopping.compareAndSet(false, true)) {
+            stopGracefully(runtime, drain, err);
+          }
+          stopped.countDown();
+        };
+    // SIGTERM and SIGINT are handled here, so the process exits 0 once the drain and the close
+    // ran; the shutdown hook covers every other way the JVM ends (and SIGTERM under -Xrs).
+    Runtime.getRuntime().addShutdownHook(new Thread(stop, "parapet-shutdown"));
+    stopOn("TERM", stop);
+    stopOn("INT", stop);
     reloadOnHangup(runtime);
     TlsConfig tls = loaded.config().tls();
     out.println(
@@ -136,26 +145,43 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * SIGTERM or SIGINT: {@code /readyz} answers 503, the listener stops accepting, requests in
-   * flight get up to {@code --drain-timeout} to finish, then everything closes.
+   * SIGTERM or SIGINT: {@code /readyz} answers 503 ("draining"), the listener stops accepting,
+   * HTTP/2 connections get GOAWAY and HTTP/1.1 responses {@code Connection: close}, requests in
+   * flight get up to the drain timeout to finish, then everything closes.
    */
-  private void stopGracefully(ProxyRuntime runtime, PrintWriter err) {
+  private static void stopGracefully(ProxyRuntime runtime, Duration drain, PrintWriter err) {
     runtime.admin().ready(false);
     try {
-      long left = runtime.proxy().drain(Duration.ofSeconds(Math.max(0, drainSeconds)));
+      long left = runtime.proxy().drain(drain);
       if (left > 0) {
         err.println(
             "parapet: closing with "
                 + left
                 + " requests in flight after a drain of "
-                + drainSeconds
-                + " s");
+                + drain.toMillis()
+                + " ms");
         err.flush();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     runtime.close();
+  }
+
+  /**
+   * Runs {@code stop} on a thread of its own when {@code signal} arrives; where the JVM does not
+   * let a program handle it (run with {@code -Xrs}), the shutdown hook does the same work.
+   */
+  private static void stopOn(String signal, Runnable stop) {
+    try {
+      Signal.handle(new Signal(signal), s -> new Thread(stop, "parapet-stop").start());
+    } catch (IllegalArgumentException e) {
+      LoggerFactory.getLogger("parapet")
+          .warn(
+              "SIG{} cannot be handled here ({}): the shutdown hook drains",
+              signal,
+              e.getMessage());
+    }
   }
 
   /**

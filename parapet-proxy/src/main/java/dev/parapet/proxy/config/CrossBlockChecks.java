@@ -141,12 +141,11 @@ final class CrossBlockChecks {
     origins
         .configs()
         .values()
-        .forEach(
-            o -> {
-              if (o.fallback() != null) {
-                used.add(o.fallback());
-              }
-            });
+        .forEach(o -> {
+          if (o.fallback() != null) {
+            used.add(o.fallback());
+          }
+        });
     for (String name : origins.configs().keySet()) {
       MappingReader r = origins.blocks().get(name);
       if (!used.contains(name) && r != null) {

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.config;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param accessLog the access log file, or null
  * @param tracing OpenTelemetry export; {@link TracingConfig#OFF} by default
  * @param tls the HTTPS listener, or null when there is none
+ * @param http2 limits of HTTP/2 client connections
+ * @param drainTimeout how long a stop (SIGTERM) waits for requests in flight before it closes
  */
 public record ProxyConfig(
     String name,
@@ -35,13 +38,18 @@ public record ProxyConfig(
     List<RouteConfig> routes,
     @Nullable Path accessLog,
     TracingConfig tracing,
-    @Nullable TlsConfig tls) {
+    @Nullable TlsConfig tls,
+    Http2Config http2,
+    Duration drainTimeout) {
 
   /** DESIGN.md's default name. */
   public static final String DEFAULT_NAME = "parapet";
 
   /** DESIGN.md's default listen address. */
   public static final HostPort DEFAULT_LISTEN = new HostPort("127.0.0.1", 8080);
+
+  /** How long a stop waits for requests in flight, by default. */
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
 
   public ProxyConfig {
     trustedProxies = List.copyOf(trustedProxies);

@@ -1,6 +1,7 @@
 package dev.parapet.proxy.config;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -33,7 +34,9 @@ final class ProxyConfigReader {
           "routes",
           "access_log",
           "tracing",
-          "tls");
+          "tls",
+          "http2",
+          "drain_timeout");
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
   private final List<ConfigProblem> problems;
@@ -95,6 +98,8 @@ final class ProxyConfigReader {
               "must differ from listen and admin.listen, was " + tlsListener.listen(),
               r.mapping("tls", TlsConfigReader.KEYS).location("listen")));
     }
+    Http2Config http2 = Http2ConfigReader.read(r.mapping("http2", Http2ConfigReader.KEYS));
+    Duration drainTimeout = r.duration("drain_timeout", ProxyConfig.DEFAULT_DRAIN_TIMEOUT);
     return new ProxyConfig(
         name,
         listen,
@@ -108,6 +113,8 @@ final class ProxyConfigReader {
         routes,
         accessLog,
         tracing,
-        tlsListener);
+        tlsListener,
+        http2,
+        drainTimeout);
   }
 }

@@ -216,15 +216,14 @@ final class LoadGenerator implements AutoCloseable {
       } else if (connections < maxConnections) {
         connections++;
         ChannelFuture f = bootstrap.connect(target);
-        f.addListener(
-            x -> {
-              if (f.isSuccess()) {
-                send(f.channel(), i);
-              } else {
-                connections--;
-                finish(i, ERROR, false, false);
-              }
-            });
+        f.addListener(x -> {
+          if (f.isSuccess()) {
+            send(f.channel(), i);
+          } else {
+            connections--;
+            finish(i, ERROR, false, false);
+          }
+        });
       } else {
         waiting.add(i);
       }

@@ -114,21 +114,19 @@ final class ControlHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
   private void answerPlanChange(
       ChannelHandlerContext ctx, CompletableFuture<FaultPlan> change, boolean keepAlive) {
     EventExecutor loop = ctx.executor();
-    change.whenComplete(
-        (plan, error) ->
-            loop.execute(
-                () -> {
-                  if (error == null) {
-                    send(ctx, HttpResponseStatus.OK, FaultPlanJson.write(plan), keepAlive);
-                  } else {
-                    Throwable cause = error.getCause() != null ? error.getCause() : error;
-                    HttpResponseStatus status =
-                        cause instanceof PlanException
-                            ? HttpResponseStatus.BAD_REQUEST
-                            : HttpResponseStatus.INTERNAL_SERVER_ERROR;
-                    sendError(ctx, status, String.valueOf(cause.getMessage()), keepAlive);
-                  }
-                }));
+    change.whenComplete((plan, error) ->
+        loop.execute(() -> {
+          if (error == null) {
+            send(ctx, HttpResponseStatus.OK, FaultPlanJson.write(plan), keepAlive);
+          } else {
+            Throwable cause = error.getCause() != null ? error.getCause() : error;
+            HttpResponseStatus status =
+                cause instanceof PlanException
+                    ? HttpResponseStatus.BAD_REQUEST
+                    : HttpResponseStatus.INTERNAL_SERVER_ERROR;
+            sendError(ctx, status, String.valueOf(cause.getMessage()), keepAlive);
+          }
+        }));
   }
 
   private static String statsJson(OriginStats stats) {

@@ -269,24 +269,23 @@ public final class FaultOrigin implements AutoCloseable {
       CompletableFuture<Void> done = new CompletableFuture<>();
       originBootstrap
           .bind(settings.bind(), port)
-          .addListener(
-              (ChannelFuture f) -> {
-                if (f.isSuccess()) {
-                  listener = f.channel();
-                  done.complete(null);
-                } else {
-                  done.completeExceptionally(
-                      new IOException(
-                          "origin listener : could not bind "
-                              + settings.bind().getHostAddress()
-                              + ":"
-                              + port
-                              + " again (expected: the port to be free, found: "
-                              + f.cause()
-                              + ")",
-                          f.cause()));
-                }
-              });
+          .addListener((ChannelFuture f) -> {
+            if (f.isSuccess()) {
+              listener = f.channel();
+              done.complete(null);
+            } else {
+              done.completeExceptionally(
+                  new IOException(
+                      "origin listener : could not bind "
+                          + settings.bind().getHostAddress()
+                          + ":"
+                          + port
+                          + " again (expected: the port to be free, found: "
+                          + f.cause()
+                          + ")",
+                      f.cause()));
+            }
+          });
       return done;
     }
     if (!listen && current != null) {

@@ -60,12 +60,11 @@ public final class FleetLimits implements AutoCloseable {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.sources = Objects.requireNonNull(sources, "sources");
     this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "parapet-fleet-tick");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "parapet-fleet-tick");
+          t.setDaemon(true);
+          return t;
+        });
     timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 

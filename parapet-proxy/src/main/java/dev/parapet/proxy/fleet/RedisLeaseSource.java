@@ -90,12 +90,11 @@ public final class RedisLeaseSource implements LeaseSource, AutoCloseable {
             .poolConfig(pool)
             .build();
     this.thread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, threadName);
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadExecutor(r -> {
+          Thread t = new Thread(r, threadName);
+          t.setDaemon(true);
+          return t;
+        });
     this.keys = List.of(key);
     this.rate = Double.toString(ratePerSecond);
     this.burst = Integer.toString(burst);

@@ -29,6 +29,7 @@ import dev.parapet.proxy.route.RouteTable;
 import dev.parapet.proxy.upstream.HostPool;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.time.Duration;
 import java.util.HashMap;
@@ -74,6 +75,9 @@ public final class ProxyContext {
   /** This proxy's {@code Via} member ({@code 1.1 NAME}), made once per configuration. */
   final AsciiString viaMember;
 
+  /** The same for a request that arrived over HTTP/2 ({@code 2 NAME}). */
+  final AsciiString viaMember2;
+
   /** How attempts at each origin pool are made (retries and hedges over one budget), by name. */
   private final Map<String, AttemptPolicy> attempts;
 
@@ -101,6 +105,7 @@ public final class ProxyContext {
     this.breakers = Objects.requireNonNull(b.breakers, "breakers");
     this.responses = new LocalResponses(settings.name());
     this.viaMember = ForwardedHeaders.viaMember(settings.name());
+    this.viaMember2 = ForwardedHeaders.viaMember("2", settings.name());
     this.ticker = b.ticker;
     this.random = b.random;
     this.metrics = b.metrics;
@@ -316,9 +321,17 @@ public final class ProxyContext {
     return responses;
   }
 
-  /** This proxy's {@code Via} member. */
+  /** This proxy's {@code Via} member for HTTP/1.1. */
   public AsciiString viaMember() {
     return viaMember;
+  }
+
+  /**
+   * This proxy's {@code Via} member for a request that arrived as {@code version}: {@code Via}
+   * names the protocol this hop received (RFC 9110 §7.6.3), {@code 2} for HTTP/2.
+   */
+  public AsciiString viaMember(HttpVersion version) {
+    return version.majorVersion() == 2 ? viaMember2 : viaMember;
   }
 
   /** Assembles a {@link ProxyContext}. */

@@ -44,7 +44,9 @@ final class RequestChecks {
       host = it.next();
       hosts++;
     }
-    if (req.protocolVersion().equals(HttpVersion.HTTP_1_1) ? hosts != 1 : hosts > 1) {
+    // HTTP/1.0 may leave Host out; HTTP/1.1 must send exactly one, and so does HTTP/2, whose
+    // :authority becomes Host where the stream is read.
+    if (req.protocolVersion().equals(HttpVersion.HTTP_1_0) ? hosts > 1 : hosts != 1) {
       return "Host headers : " + hosts + " (expected: exactly one)";
     }
     if (host != null && !isAuthority(host)) {

@@ -330,7 +330,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
       clientSlot = limits;
     }
     OutboundRequest out =
-        new OutboundRequest(request, originForm, replayable(), from, px.viaMember);
+        new OutboundRequest(
+            request, originForm, replayable(), from, px.viaMember(request.protocolVersion()));
     Exchange ex =
         new Exchange(
             this, out, priority, background ? RequestKind.STALE_REFRESH : RequestKind.ORDINARY);

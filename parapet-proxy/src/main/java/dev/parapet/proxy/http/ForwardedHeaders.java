@@ -221,7 +221,12 @@ public final class ForwardedHeaders {
    * once (an AsciiString is written with one copy; a String character by character).
    */
   public static AsciiString viaMember(String name) {
-    return new AsciiString("1.1 " + name);
+    return viaMember("1.1", name);
+  }
+
+  /** This hop's {@code Via} member for a request received as {@code protocol} ({@code 2}). */
+  public static AsciiString viaMember(String protocol, String name) {
+    return new AsciiString(protocol + " " + name);
   }
 
   /** Appends this hop's {@code member} (see {@link #viaMember}) to Via. */

@@ -169,12 +169,11 @@ public final class OverloadMonitor implements AutoCloseable {
       loop.schedule(() -> probe(loop, lag, due), lagPeriodNanos, TimeUnit.NANOSECONDS);
     }
     ScheduledExecutorService s =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "parapet-overload");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "parapet-overload");
+          t.setDaemon(true);
+          return t;
+        });
     s.scheduleWithFixedDelay(
         this::sampleNow, samplePeriodNanos, samplePeriodNanos, TimeUnit.NANOSECONDS);
     sampler = s;

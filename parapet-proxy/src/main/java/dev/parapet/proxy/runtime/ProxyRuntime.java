@@ -129,6 +129,7 @@ public final class ProxyRuntime implements AutoCloseable {
             .accessLog(config.accessLog())
             .tracing(tracing(config))
             .tls(config.tls())
+            .http2(config.http2())
             .build();
     fleet.bind(proxy.metrics());
     try {

@@ -28,6 +28,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -95,9 +96,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
    */
   private final ArrayDeque<HttpRequest> continued = new ArrayDeque<>(2);
 
-  ClientConnection(Supplier<ProxyContext> contexts, RequestHeadTimer headTimer) {
+  /** The listener is draining: every response closes its connection. */
+  private final BooleanSupplier draining;
+
+  ClientConnection(
+      Supplier<ProxyContext> contexts, RequestHeadTimer headTimer, BooleanSupplier draining) {
     this.contexts = contexts;
     this.headTimer = headTimer;
+    this.draining = draining;
   }
 
   @Override
@@ -326,12 +332,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
 
   /**
    * This hop's fields on a response about to go out: {@code Via}, and {@code Connection: close}
-   * when the connection will close after it (not keep-alive, or overloaded: go elsewhere).
+   * when the connection will close after it (not keep-alive, overloaded or draining: go elsewhere).
    */
   private void annotate(HttpHeaders h) {
     ProxyContext p = Objects.requireNonNull(px, "px");
     ForwardedHeaders.appendVia(h, p.viaMember());
-    if (!keepAlive || closeAfterResponse || p.admission().overloadLevel().stopsAccepting()) {
+    if (!keepAlive
+        || closeAfterResponse
+        || draining.getAsBoolean()
+        || p.admission().overloadLevel().stopsAccepting()) {
       closeAfterResponse = true;
       h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     }

@@ -16,6 +16,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.config.AdmissionConfig;
+import dev.parapet.proxy.config.Http2Config;
 import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.flow.AccessLog;
 import dev.parapet.proxy.flow.ClientLimits;
@@ -97,6 +98,17 @@ public final class ProxyServer implements AutoCloseable {
   private final @Nullable ServerTls tls;
 
   private @Nullable Channel tlsChannel;
+
+  /** Limits of HTTP/2 client connections (a change needs a restart). */
+  private final Http2Config http2Config;
+
+  /** The HTTP/2 connections of this listener (made at start). */
+  private @Nullable Http2Connections http2;
+
+  /** A stop began: responses close their connections, HTTP/2 connections got GOAWAY. */
+  private volatile boolean draining;
+
+  private io.netty.util.concurrent.@Nullable ScheduledFuture<?> overloadGoAway;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> probing;
   private @Nullable BreakerProber prober;
@@ -104,6 +116,7 @@ public final class ProxyServer implements AutoCloseable {
   private ProxyServer(Builder b) {
     this.settings = b.settings;
     this.overload = b.overload;
+    this.http2Config = b.http2;
     this.routes = List.copyOf(b.routes);
     this.ticker = b.ticker;
     this.random = b.random;
@@ -169,6 +182,7 @@ public final class ProxyServer implements AutoCloseable {
     private @Nullable Path accessLog;
     private Tracing tracing = Tracing.OFF;
     private @Nullable TlsConfig tls;
+    private Http2Config http2 = Http2Config.DEFAULTS;
 
     private Builder(ProxySettings settings) {
       this.settings = Objects.requireNonNull(settings, "settings");
@@ -228,6 +242,12 @@ public final class ProxyServer implements AutoCloseable {
     /** An HTTPS listener beside the plain one ({@code tls:}); none when null (the default). */
     public Builder tls(@Nullable TlsConfig tls) {
       this.tls = tls;
+      return this;
+    }
+
+    /** Limits of HTTP/2 client connections (a change needs a restart); the defaults if unset. */
+    public Builder http2(Http2Config http2) {
+      this.http2 = Objects.requireNonNull(http2, "http2");
       return this;
     }
 
@@ -549,35 +569,51 @@ public final class ProxyServer implements AutoCloseable {
   }
 
   /**
-   * Adds the HTTP/1.1 handlers to the end of {@code p}: on a plain connection at once, on a TLS
+   * Adds the HTTP/1.1 handlers to the end of {@code p}, the slow-head timer first: on a TLS
    * connection once ALPN chose {@code http/1.1} ({@link AlpnDispatch}).
    */
   private void http1(ChannelPipeline p) {
-    RequestHeadTimer timer =
-        new RequestHeadTimer(
-            settings.headerTimeout().toNanos(),
-            settings.idleTimeout().toNanos(),
-            context.responses(),
-            context.viaMember(),
-            metrics,
-            ticker);
-    p.addLast("head-timer", timer)
-        .addLast(
-            ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
-        .addLast("expect", new ContinueHandler())
-        .addLast("proxy", new ClientConnection(ProxyServer.this::context, timer));
+    RequestHeadTimer timer = headTimer();
+    p.addLast("head-timer", timer);
+    http1(p, timer);
+  }
+
+  private RequestHeadTimer headTimer() {
+    return new RequestHeadTimer(
+        settings.headerTimeout().toNanos(),
+        settings.idleTimeout().toNanos(),
+        context.responses(),
+        context.viaMember(),
+        metrics,
+        ticker);
   }
 
   /**
-   * What ALPN's {@code h2} gets on the HTTPS listener: the HTTP/2 handlers, added to the end of the
-   * pipeline. Null while the listener serves no HTTP/2: {@code h2} is then not advertised.
+   * What ALPN's {@code h2} gets on the HTTPS listener: the HTTP/2 handlers ({@link
+   * Http2Connections#install}), added to the end of the pipeline. Null before {@link #start} made
+   * them; {@code h2} is then not advertised.
    */
   private @Nullable Consumer<ChannelPipeline> http2OverTls() {
-    return null;
+    Http2Connections h2 = http2;
+    return h2 == null ? null : h2::install;
   }
 
-  /** Binds the listener (and the HTTPS listener when {@code tls:} is configured). */
+  /**
+   * Binds the listener (and the HTTPS listener when {@code tls:} is configured): each cleartext
+   * connection is HTTP/1.1 or, when it opens with the HTTP/2 client preface, HTTP/2 ({@link
+   * CleartextProtocols}); a TLS connection is what ALPN chose.
+   */
   public ProxyServer start() throws InterruptedException {
+    Http2Connections h2 =
+        new Http2Connections(
+            this::context,
+            http2Config,
+            metrics,
+            ticker,
+            this::draining,
+            settings.name(),
+            settings.idleTimeout());
+    http2 = h2;
     ServerBootstrap b =
         new ServerBootstrap()
             .group(group)
@@ -588,7 +624,10 @@ public final class ProxyServer implements AutoCloseable {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    http1(ch.pipeline());
+                    RequestHeadTimer timer = headTimer();
+                    ch.pipeline()
+                        .addLast("head-timer", timer)
+                        .addLast("protocol", new CleartextProtocols(h2, p -> http1(p, timer)));
                   }
                 });
     serverChannel = b.bind(settings.listen()).sync().channel();
@@ -605,6 +644,20 @@ public final class ProxyServer implements AutoCloseable {
       context.origins().values().forEach(p -> p.start(group));
     }
     overload.start(group);
+    // GOAWAY is how HTTP/2 clients learn to go elsewhere: sent to every connection while the
+    // overload manager stops accepting (HTTP/1.1 gets Connection: close on its next response).
+    overloadGoAway =
+        group
+            .next()
+            .scheduleWithFixedDelay(
+                () -> {
+                  if (overload.stopAccepting()) {
+                    h2.goAwayAll("overload");
+                  }
+                },
+                100,
+                100,
+                TimeUnit.MILLISECONDS);
     reconciling =
         group.next().scheduleWithFixedDelay(this::reconcileBreakers, 1, 1, TimeUnit.SECONDS);
     EventLoop probeLoop = group.next();
@@ -613,16 +666,43 @@ public final class ProxyServer implements AutoCloseable {
     return this;
   }
 
+  /** Adds the HTTP/1.1 handlers at the end of {@code p}. */
+  private void http1(ChannelPipeline p, RequestHeadTimer timer) {
+    p.addLast(ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
+        .addLast("expect", new ContinueHandler())
+        .addLast("proxy", new ClientConnection(this::context, timer, this::draining));
+  }
+
+  /**
+   * The HTTP/2 side of this listener: where a TLS listener hands a connection that chose {@code h2}
+   * by ALPN ({@link Http2Connections#install}). Null before {@link #start}.
+   */
+  @Nullable Http2Connections http2() {
+    return http2;
+  }
+
+  /** Whether a stop began ({@link #drain}): readyz and the dashboard say "draining". */
+  public boolean draining() {
+    return draining;
+  }
+
   /**
    * The first half of a graceful stop: closes the listening socket (no new connections) and waits,
    * up to {@code max}, until no request is in flight — routed and not yet answered, as {@code
-   * parapet_route_inflight} counts them. Connections already open stay open meanwhile, so a
-   * keep-alive client may still send requests on them, and they are served. {@link #close} then
-   * closes whatever is left. Called off the event loops (a shutdown hook); it polls.
+   * parapet_route_inflight} counts them. Clients are told to go elsewhere: every HTTP/2 connection
+   * gets GOAWAY with the last stream the proxy took (those streams finish), and every HTTP/1.1
+   * response from now on carries {@code Connection: close} and closes its connection (a request a
+   * keep-alive client sends meanwhile is still served). {@link #close} then closes whatever is
+   * left. Called off the event loops (a signal handler or shutdown hook); it polls.
    *
    * @return the requests still in flight when it stopped waiting, 0 when drained
    */
   public long drain(Duration max) throws InterruptedException {
+    draining = true;
+    Http2Connections h2 = http2;
+    if (h2 != null) {
+      h2.goAwayAll("drain");
+    }
     closeListeners();
     long deadline = ticker.read() + max.toNanos();
     long inFlight;
@@ -721,6 +801,10 @@ public final class ProxyServer implements AutoCloseable {
     io.netty.util.concurrent.ScheduledFuture<?> r = reconciling;
     if (r != null) {
       r.cancel(false);
+    }
+    io.netty.util.concurrent.ScheduledFuture<?> og = overloadGoAway;
+    if (og != null) {
+      og.cancel(false);
     }
     io.netty.util.concurrent.ScheduledFuture<?> pr = probing;
     if (pr != null) {

@@ -91,12 +91,22 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    stopChecking();
+    super.channelInactive(ctx);
+  }
+
+  /** Removed: the connection turned out to speak HTTP/2, which has no request heads to time. */
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    stopChecking();
+  }
+
+  private void stopChecking() {
     ScheduledFuture<?> c = check;
     if (c != null) {
       c.cancel(false);
       check = null;
     }
-    super.channelInactive(ctx);
   }
 
   @Override

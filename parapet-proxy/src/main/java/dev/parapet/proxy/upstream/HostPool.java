@@ -285,13 +285,12 @@ public final class HostPool {
   /** Closes idle connections (shutdown). */
   public void closeIdle() {
     for (LoopPool lp : loops.values()) {
-      lp.loop.execute(
-          () -> {
-            Channel c;
-            while ((c = lp.idle.pollFirst()) != null) {
-              c.close();
-            }
-          });
+      lp.loop.execute(() -> {
+        Channel c;
+        while ((c = lp.idle.pollFirst()) != null) {
+          c.close();
+        }
+      });
     }
   }
 
@@ -349,30 +348,26 @@ public final class HostPool {
             .connect(address);
     Channel ch = f.channel();
     ch.closeFuture().addListener(done -> onSlotFreed());
-    f.addListener(
-        done -> {
-          SslHandler ssl =
-              done.isSuccess() && tls != null ? ch.pipeline().get(SslHandler.class) : null;
-          if (ssl != null) {
-            ssl.handshakeFuture()
-                .addListener(
-                    hs -> {
-                      Throwable cause = hs.cause();
-                      if (cause != null && !(cause instanceof SSLException)) {
-                        // Closed or reset mid-handshake, or not TLS at all: still a TLS failure to
-                        // the client (tls_protocol_error), not a refused connection.
-                        SSLException wrapped =
-                            new SSLHandshakeException("handshake failed: " + cause);
-                        wrapped.initCause(cause);
-                        connected(ch, ch.newFailedFuture(wrapped), started, acquirer);
-                      } else {
-                        connected(ch, hs, started, acquirer);
-                      }
-                    });
-          } else {
-            connected(ch, done, started, acquirer);
-          }
-        });
+    f.addListener(done -> {
+      SslHandler ssl = done.isSuccess() && tls != null ? ch.pipeline().get(SslHandler.class) : null;
+      if (ssl != null) {
+        ssl.handshakeFuture()
+            .addListener(hs -> {
+              Throwable cause = hs.cause();
+              if (cause != null && !(cause instanceof SSLException)) {
+                // Closed or reset mid-handshake, or not TLS at all: still a TLS failure to
+                // the client (tls_protocol_error), not a refused connection.
+                SSLException wrapped = new SSLHandshakeException("handshake failed: " + cause);
+                wrapped.initCause(cause);
+                connected(ch, ch.newFailedFuture(wrapped), started, acquirer);
+              } else {
+                connected(ch, hs, started, acquirer);
+              }
+            });
+      } else {
+        connected(ch, done, started, acquirer);
+      }
+    });
   }
 
   /** Connecting (and, over HTTPS, the handshake) is over: hand the channel out, or fail. */

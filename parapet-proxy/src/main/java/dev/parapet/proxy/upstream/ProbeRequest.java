@@ -86,21 +86,19 @@ public final class ProbeRequest {
             .connect(address);
     a.channel = f.channel();
     a.timer = loop.schedule(() -> a.done(TIMED_OUT), timeoutMillis, TimeUnit.MILLISECONDS);
-    f.addListener(
-        done -> {
-          if (!done.isSuccess()) {
-            a.done(NO_ANSWER);
-            return;
-          }
-          FullHttpRequest req =
-              new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
-          req.headers()
-              .set(HttpHeaderNames.HOST, address.getHostString() + ":" + address.getPort())
-              .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
-              .set(HttpHeaderNames.USER_AGENT, userAgent)
-              .setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-          f.channel().writeAndFlush(req);
-        });
+    f.addListener(done -> {
+      if (!done.isSuccess()) {
+        a.done(NO_ANSWER);
+        return;
+      }
+      FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
+      req.headers()
+          .set(HttpHeaderNames.HOST, address.getHostString() + ":" + address.getPort())
+          .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+          .set(HttpHeaderNames.USER_AGENT, userAgent)
+          .setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
+      f.channel().writeAndFlush(req);
+    });
   }
 
   /** The probe's only handler; every method runs on its loop. */

@@ -186,13 +186,12 @@ class AdminAccessTest {
     }
     assertThat(send(admin, "GET", "/metrics", "Host: other.internal").status()).isEqualTo(421);
     assertThat(send(admin, "GET", "/metrics", "Host: evil.admin.internal").status()).isEqualTo(421);
-    assertThatThrownBy(
-            () ->
-                new AdminServer(
-                    new InetSocketAddress("127.0.0.1", 0),
-                    new AdminAccess(ADMIN_TOKEN, List.of("admin.internal:9901"), false),
-                    proxy,
-                    Ticker.system()))
+    assertThatThrownBy(() ->
+            new AdminServer(
+                new InetSocketAddress("127.0.0.1", 0),
+                new AdminAccess(ADMIN_TOKEN, List.of("admin.internal:9901"), false),
+                proxy,
+                Ticker.system()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "admin.hosts : 'admin.internal:9901' (expected: a host name or IP address without a"

@@ -126,13 +126,12 @@ class AdminServerTest {
       assertThat(r.statusCode()).isEqualTo(401);
       assertThat(r.body()).contains("admin.token_file is not configured");
     }
-    assertThatThrownBy(
-            () ->
-                new AdminServer(
-                    new InetSocketAddress("0.0.0.0", 0),
-                    AdminAccess.withToken(null),
-                    proxy,
-                    Ticker.system()))
+    assertThatThrownBy(() ->
+            new AdminServer(
+                new InetSocketAddress("0.0.0.0", 0),
+                AdminAccess.withToken(null),
+                proxy,
+                Ticker.system()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("admin.listen")
         .hasMessageContaining("needs a token");

@@ -59,12 +59,11 @@ class DashboardBrowserTest {
     // A sample with the breaker still closed first, so the timeline has a before and an after.
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              JsonNode samples = samples();
-              assertThat(samples).isNotEmpty();
-              assertThat(samples.get(0).get("breakers").get(key).asText()).isEqualTo("CLOSED");
-            });
+        .untilAsserted(() -> {
+          JsonNode samples = samples();
+          assertThat(samples).isNotEmpty();
+          assertThat(samples.get(0).get("breakers").get(key).asText()).isEqualTo("CLOSED");
+        });
     HttpResponse<String> opened =
         fx.call(
             admin,
@@ -76,13 +75,12 @@ class DashboardBrowserTest {
     // The sampler runs once a second; wait until a sample has seen the forced-open breaker.
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              JsonNode d = JSON.readTree(fx.get(admin.port(), "/admin/dashboard.json").body());
-              JsonNode last = d.get("samples").get(d.get("samples").size() - 1);
-              assertThat(last).isNotNull();
-              assertThat(last.get("breakers").get(key).asText()).isEqualTo("FORCED_OPEN");
-            });
+        .untilAsserted(() -> {
+          JsonNode d = JSON.readTree(fx.get(admin.port(), "/admin/dashboard.json").body());
+          JsonNode last = d.get("samples").get(d.get("samples").size() - 1);
+          assertThat(last).isNotNull();
+          assertThat(last.get("breakers").get(key).asText()).isEqualTo("FORCED_OPEN");
+        });
 
     String dom = chromium.dumpDom(adminUrl("/dashboard"), 5_000);
 
@@ -122,22 +120,21 @@ class DashboardBrowserTest {
     fx.get(proxy.port(), "/nowhere");
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              double fresh = 0;
-              double other = 0;
-              double attempts = 0;
-              for (JsonNode s : samples()) {
-                double seconds = s.get("seconds").asDouble();
-                fresh += s.get("requests").get("fresh").asDouble() * seconds;
-                other += s.get("requests").get("other").asDouble() * seconds;
-                attempts += s.get("attempts").asDouble() * seconds;
-              }
-              // Rates times their intervals give the counts back.
-              assertThat(fresh).isCloseTo(5.0, within(0.01));
-              assertThat(other).as("404 no route").isCloseTo(1.0, within(0.01));
-              assertThat(attempts).isCloseTo(5.0, within(0.01));
-            });
+        .untilAsserted(() -> {
+          double fresh = 0;
+          double other = 0;
+          double attempts = 0;
+          for (JsonNode s : samples()) {
+            double seconds = s.get("seconds").asDouble();
+            fresh += s.get("requests").get("fresh").asDouble() * seconds;
+            other += s.get("requests").get("other").asDouble() * seconds;
+            attempts += s.get("attempts").asDouble() * seconds;
+          }
+          // Rates times their intervals give the counts back.
+          assertThat(fresh).isCloseTo(5.0, within(0.01));
+          assertThat(other).as("404 no route").isCloseTo(1.0, within(0.01));
+          assertThat(attempts).isCloseTo(5.0, within(0.01));
+        });
     HttpResponse<String> page = fx.get(admin.port(), "/dashboard");
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.headers().firstValue("Content-Type"))

@@ -179,33 +179,32 @@ class CollapserTest {
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
           futures.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    Ticket<String, String> ticket =
-                        c.join(
-                            key,
-                            new Collapser.Waiter<>() {
-                              @Override
-                              public void onSuccess(String value) {
-                                got.add(value);
-                                answered.countDown();
-                              }
+              pool.submit(() -> {
+                start.await();
+                Ticket<String, String> ticket =
+                    c.join(
+                        key,
+                        new Collapser.Waiter<>() {
+                          @Override
+                          public void onSuccess(String value) {
+                            got.add(value);
+                            answered.countDown();
+                          }
 
-                              @Override
-                              public void onFailure(Throwable cause) {
-                                got.add("failure");
-                                answered.countDown();
-                              }
-                            });
-                    joined.countDown();
-                    if (ticket.role() == Role.LEADER) {
-                      fetches.incrementAndGet();
-                      joined.await();
-                      ticket.flight().complete("response");
-                    }
-                    return null;
-                  }));
+                          @Override
+                          public void onFailure(Throwable cause) {
+                            got.add("failure");
+                            answered.countDown();
+                          }
+                        });
+                joined.countDown();
+                if (ticket.role() == Role.LEADER) {
+                  fetches.incrementAndGet();
+                  joined.await();
+                  ticket.flight().complete("response");
+                }
+                return null;
+              }));
         }
         start.countDown();
         for (Future<?> f : futures) {

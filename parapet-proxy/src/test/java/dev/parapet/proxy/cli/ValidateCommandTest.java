@@ -73,21 +73,18 @@ class ValidateCommandTest {
         """);
     assertThat(run("validate", "-c", file.toString())).isEqualTo(ValidateCommand.INVALID);
     assertThat(err.toString().lines())
-        .anySatisfy(
-            l ->
-                assertThat(l)
-                    .startsWith(file + ":3:36: tls.certificates[0].key_file: ")
-                    .contains("does not match the certificate"))
-        .anySatisfy(
-            l ->
-                assertThat(l)
-                    .startsWith(file + ":4:19: tls.certificates[1].cert_file: ")
-                    .contains("expired at"))
-        .anySatisfy(
-            l ->
-                assertThat(l)
-                    .startsWith(file + ":5:19: tls.certificates[2].cert_file: ")
-                    .contains("gone.pem", "cannot be read"))
+        .anySatisfy(l ->
+            assertThat(l)
+                .startsWith(file + ":3:36: tls.certificates[0].key_file: ")
+                .contains("does not match the certificate"))
+        .anySatisfy(l ->
+            assertThat(l)
+                .startsWith(file + ":4:19: tls.certificates[1].cert_file: ")
+                .contains("expired at"))
+        .anySatisfy(l ->
+            assertThat(l)
+                .startsWith(file + ":5:19: tls.certificates[2].cert_file: ")
+                .contains("gone.pem", "cannot be read"))
         .contains(file + ": invalid (3 errors)");
   }
 

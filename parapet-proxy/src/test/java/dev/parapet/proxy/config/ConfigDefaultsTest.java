@@ -55,6 +55,9 @@ class ConfigDefaultsTest {
     assertThat(c.overload().cpu().shedLow()).isEqualTo(0.75);
     assertThat(c.overload().eventLoopLag().shedLow()).isEqualTo(Duration.ofMillis(250));
     assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.http2())
+        .isEqualTo(new Http2Config(100, 32 * 1024, 65_535, 200, Duration.ofSeconds(30)));
+    assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.cache().maxSize().bytes()).isEqualTo(256L * 1024 * 1024);
     assertThat(c.cache().staleIfError()).isEqualTo(Duration.ofSeconds(300));
     // stale only when someone permitted it (RFC 9111 §4.2.4): never stale-while-revalidate by
@@ -185,10 +188,9 @@ class ConfigDefaultsTest {
                 retry_non_idempotent: true
             """);
     assertThat(c.routes().get(0).retryNonIdempotent()).isTrue();
-    assertThatThrownBy(
-            () ->
-                load(
-                    """
+    assertThatThrownBy(() ->
+            load(
+                """
                 origins:
                   api: {hosts: [127.0.0.1:9001]}
                 routes:
@@ -205,11 +207,9 @@ class ConfigDefaultsTest {
         load("overload: {event_loop_lag: {shed_low: 50ms, stop_accepting: 400ms}}\n" + MINIMAL);
     assertThat(c.overload().eventLoopLag().shedLow()).isEqualTo(Duration.ofMillis(50));
     assertThat(c.overload().eventLoopLag().stopAccepting()).isEqualTo(Duration.ofMillis(400));
-    assertThatThrownBy(
-            () ->
-                load(
-                    "overload: {event_loop_lag: {shed_low: 500ms, stop_accepting: 100ms}}\n"
-                        + MINIMAL))
+    assertThatThrownBy(() ->
+            load(
+                "overload: {event_loop_lag: {shed_low: 500ms, stop_accepting: 100ms}}\n" + MINIMAL))
         .hasMessageContaining(
             "overload.event_loop_lag.stop_accepting: must be greater than event_loop_lag.shed_low"
                 + " (500ms), was 100ms");

@@ -84,6 +84,12 @@ class DocumentedKeysTest {
             "admin.read_token",
             Map.of("admin.read_token", "required", "admin.token_file", "'" + tokenFile + "'"),
             "sometimes"));
+    rows.add(row("drain_timeout", "30s", "soon"));
+    rows.add(row("http2.max_concurrent_streams", "50", "0"));
+    rows.add(row("http2.max_header_list_size", "64KiB", "100"));
+    rows.add(row("http2.initial_window_size", "1MiB", "4GiB"));
+    rows.add(row("http2.resets.count", "50", "0"));
+    rows.add(row("http2.resets.within", "10s", "x"));
     rows.add(row("access_log.path", "'" + dir.resolve("access.log") + "'", "'/no/such/dir/a'"));
     // tls
     String t = "tls.";

@@ -111,24 +111,18 @@ class TlsConfigTest {
                 """,
                 "tls: {ca_file: garbage.pem, cert_file: edge.pem}"));
     assertThat(errors)
-        .anySatisfy(
-            e ->
-                assertThat(e)
-                    .startsWith("tls.certificates[0].cert_file: ")
-                    .contains("missing.pem", "cannot be read"))
-        .anySatisfy(
-            e ->
-                assertThat(e)
-                    .startsWith("tls.certificates[1].key_file: ")
-                    .contains("does not match the certificate"))
-        .anySatisfy(
-            e ->
-                assertThat(e).startsWith("tls.certificates[2].cert_file: ").contains("certificate"))
-        .anySatisfy(
-            e ->
-                assertThat(e)
-                    .startsWith("tls.certificates[2].key_file: ")
-                    .contains("no private key"))
+        .anySatisfy(e ->
+            assertThat(e)
+                .startsWith("tls.certificates[0].cert_file: ")
+                .contains("missing.pem", "cannot be read"))
+        .anySatisfy(e ->
+            assertThat(e)
+                .startsWith("tls.certificates[1].key_file: ")
+                .contains("does not match the certificate"))
+        .anySatisfy(e ->
+            assertThat(e).startsWith("tls.certificates[2].cert_file: ").contains("certificate"))
+        .anySatisfy(e ->
+            assertThat(e).startsWith("tls.certificates[2].key_file: ").contains("no private key"))
         .anySatisfy(e -> assertThat(e).startsWith("tls.certificates[3].key_file: required"))
         .anySatisfy(e -> assertThat(e).startsWith("tls.protocols[1]: ").contains("'SSLv3'"))
         .anySatisfy(e -> assertThat(e).startsWith("tls.protocols[2]: ").contains("'tls1.1'"))

@@ -207,11 +207,10 @@ class FaultOriginTest {
     assertThat(get("/warm-up").statusCode()).isEqualTo(200); // the hung request reuses this one
     o.swapPlan(FaultPlan.of(Behaviour.builder().hangRate(1.0).build())).get();
 
-    assertThatThrownBy(
-            () ->
-                client.send(
-                    HttpRequest.newBuilder(uri("/")).timeout(Duration.ofMillis(300)).build(),
-                    HttpResponse.BodyHandlers.ofByteArray()))
+    assertThatThrownBy(() ->
+            client.send(
+                HttpRequest.newBuilder(uri("/")).timeout(Duration.ofMillis(300)).build(),
+                HttpResponse.BodyHandlers.ofByteArray()))
         .isInstanceOf(HttpTimeoutException.class);
     // On a loaded machine the origin may read the request only after the client gave up.
     await()
@@ -371,11 +370,10 @@ class FaultOriginTest {
   void aTakenPortIsRefusedAtStartWithWhatExpectedAndFound() {
     FaultOrigin first = start(FaultPlan.DEFAULT);
 
-    assertThatThrownBy(
-            () ->
-                FaultOrigin.start(
-                        FaultOriginSettings.loopback().withPort(first.port()), FaultPlan.DEFAULT)
-                    .close())
+    assertThatThrownBy(() ->
+            FaultOrigin.start(
+                    FaultOriginSettings.loopback().withPort(first.port()), FaultPlan.DEFAULT)
+                .close())
         .isInstanceOf(java.io.UncheckedIOException.class)
         .hasMessageStartingWith(
             "origin listener : could not bind 127.0.0.1:"

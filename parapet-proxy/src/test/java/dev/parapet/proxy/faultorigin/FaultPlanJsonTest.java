@@ -72,17 +72,14 @@ class FaultPlanJsonTest {
     assertThatThrownBy(() -> FaultPlanJson.update(FaultPlan.DEFAULT, "{\"latency\": \"slow\"}"))
         .hasMessageStartingWith("latency: expected none | fixed:DELAY")
         .hasMessageEndingWith("found 'slow'");
-    assertThatThrownBy(
-            () ->
-                FaultPlanJson.update(
-                    FaultPlan.DEFAULT, "{\"paths\": {\"/a/\": {\"body_size\": -1}}}"))
+    assertThatThrownBy(() ->
+            FaultPlanJson.update(FaultPlan.DEFAULT, "{\"paths\": {\"/a/\": {\"body_size\": -1}}}"))
         .hasMessage("paths./a/.body_size: expected a byte count in [0, 1073741824], found -1");
     assertThatThrownBy(() -> FaultPlanJson.update(FaultPlan.DEFAULT, "{\"paths\": {\"a\": {}}}"))
         .hasMessage("paths: expected path prefixes starting with /, found 'a'");
-    assertThatThrownBy(
-            () ->
-                FaultPlanJson.update(
-                    FaultPlan.DEFAULT, "{\"error_rate\": \"60%\", \"hang_rate\": \"50%\"}"))
+    assertThatThrownBy(() ->
+            FaultPlanJson.update(
+                FaultPlan.DEFAULT, "{\"error_rate\": \"60%\", \"hang_rate\": \"50%\"}"))
         .hasMessageContaining("expected a sum <= 100%, found 110%");
     assertThatThrownBy(() -> FaultPlanJson.update(FaultPlan.DEFAULT, ""))
         .hasMessage("request body: expected a JSON object, found an empty body");

@@ -129,22 +129,21 @@ class FleetCeilingTest {
     long periodNanos = 1_000_000_000L * workers / (3 * RATE);
     for (int w = 0; w < workers; w++) {
       int port = proxies.get(w % PROXIES).proxy().port();
-      load.execute(
-          () -> {
-            long next = System.nanoTime();
-            while (!Thread.currentThread().isInterrupted() && running) {
-              send(port);
-              next += periodNanos;
-              long wait = next - System.nanoTime();
-              if (wait > 0) {
-                try {
-                  TimeUnit.NANOSECONDS.sleep(wait);
-                } catch (InterruptedException e) {
-                  return;
-                }
-              }
+      load.execute(() -> {
+        long next = System.nanoTime();
+        while (!Thread.currentThread().isInterrupted() && running) {
+          send(port);
+          next += periodNanos;
+          long wait = next - System.nanoTime();
+          if (wait > 0) {
+            try {
+              TimeUnit.NANOSECONDS.sleep(wait);
+            } catch (InterruptedException e) {
+              return;
             }
-          });
+          }
+        }
+      });
     }
   }
 
@@ -176,13 +175,12 @@ class FleetCeilingTest {
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(50))
-        .untilAsserted(
-            () -> {
-              for (ProxyRuntime p : proxies) {
-                FleetLimiter l = Objects.requireNonNull(p.fleet().limiter("api"));
-                assertThat(l.mode()).isEqualTo(mode);
-              }
-            });
+        .untilAsserted(() -> {
+          for (ProxyRuntime p : proxies) {
+            FleetLimiter l = Objects.requireNonNull(p.fleet().limiter("api"));
+            assertThat(l.mode()).isEqualTo(mode);
+          }
+        });
   }
 
   /** Origin calls and offered requests over a window of about {@code millis}. */

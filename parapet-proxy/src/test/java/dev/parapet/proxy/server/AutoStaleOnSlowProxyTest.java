@@ -66,18 +66,17 @@ class AutoStaleOnSlowProxyTest {
     CountDownLatch originMayAnswer = new CountDownLatch(1);
     RawOrigin o =
         fx.closeLater(
-            RawOrigin.start(
-                n -> {
-                  if (n == 0) {
-                    return RawOrigin.Reply.keepOpen(OLD);
-                  }
-                  try {
-                    originMayAnswer.await(); // a slow origin: it answers when the test says so
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                  return RawOrigin.Reply.keepOpen(NEW);
-                }));
+            RawOrigin.start(n -> {
+              if (n == 0) {
+                return RawOrigin.Reply.keepOpen(OLD);
+              }
+              try {
+                originMayAnswer.await(); // a slow origin: it answers when the test says so
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return RawOrigin.Reply.keepOpen(NEW);
+            }));
     ProxyServer p = proxy(o, null);
     assertThat(fx.get(p.port(), "/x").body()).isEqualTo("old"); // stored; one latency sample
     skew.addAndGet(Duration.ofSeconds(5).toNanos()); // stale now, within stale-if-error
@@ -97,12 +96,11 @@ class AutoStaleOnSlowProxyTest {
     originMayAnswer.countDown();
     await()
         .atMost(Duration.ofSeconds(20))
-        .untilAsserted(
-            () -> {
-              HttpResponse<String> r = fx.get(p.port(), "/x");
-              assertThat(cacheStatus(r)).startsWith(ProxyFixture.NAME + "; hit");
-              assertThat(r.body()).isEqualTo("new");
-            });
+        .untilAsserted(() -> {
+          HttpResponse<String> r = fx.get(p.port(), "/x");
+          assertThat(cacheStatus(r)).startsWith(ProxyFixture.NAME + "; hit");
+          assertThat(r.body()).isEqualTo("new");
+        });
     assertThat(o.requests()).hasSize(2); // the stored copy, then the one slow fetch
     assertThat(p.cache().total(EdgeCache.Status.STALE_ON_SLOW)).isGreaterThanOrEqualTo(2);
   }
@@ -113,30 +111,28 @@ class AutoStaleOnSlowProxyTest {
     CountDownLatch originAsked = new CountDownLatch(2);
     RawOrigin o =
         fx.closeLater(
-            RawOrigin.start(
-                n -> {
-                  originAsked.countDown();
-                  if (n > 0) {
-                    try {
-                      originMayAnswer.await();
-                    } catch (InterruptedException e) {
-                      Thread.currentThread().interrupt();
-                    }
-                  }
-                  return RawOrigin.Reply.keepOpen(n == 0 ? OLD : NEW);
-                }));
+            RawOrigin.start(n -> {
+              originAsked.countDown();
+              if (n > 0) {
+                try {
+                  originMayAnswer.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              return RawOrigin.Reply.keepOpen(n == 0 ? OLD : NEW);
+            }));
     ProxyServer p = proxy(o, Duration.ZERO);
     fx.get(p.port(), "/x");
     skew.addAndGet(Duration.ofSeconds(5).toNanos());
     CompletableFuture<HttpResponse<String>> answer =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return fx.get(p.port(), "/x");
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            });
+        CompletableFuture.supplyAsync(() -> {
+          try {
+            return fx.get(p.port(), "/x");
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
     originAsked.await();
     // the origin has the request; with stale_on_slow off the client gets nothing until it answers
     await()

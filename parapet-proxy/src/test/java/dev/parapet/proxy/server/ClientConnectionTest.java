@@ -66,7 +66,7 @@ class ClientConnectionTest {
             px.viaMember(),
             px.metrics(),
             Ticker.system());
-    ch.pipeline().addLast(new ClientConnection(() -> px, timer));
+    ch.pipeline().addLast(new ClientConnection(() -> px, timer, () -> false));
   }
 
   @AfterEach

@@ -34,21 +34,19 @@ class DrainTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> origin.held.get() == 1);
 
     CompletableFuture<Long> drained =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return p.drain(Duration.ofSeconds(60));
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
+        CompletableFuture.supplyAsync(() -> {
+          try {
+            return p.drain(Duration.ofSeconds(60));
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
     // The listener closes first: a new connection is refused while the held request goes on.
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () ->
-                assertThatThrownBy(() -> new Socket("127.0.0.1", port).close())
-                    .isInstanceOf(ConnectException.class));
+        .untilAsserted(() ->
+            assertThatThrownBy(() -> new Socket("127.0.0.1", port).close())
+                .isInstanceOf(ConnectException.class));
     assertThat(drained).isNotDone();
 
     origin.releaseHeld();

@@ -349,16 +349,15 @@ class EdgeCacheProxyTest {
 
     await()
         .atMost(Duration.ofSeconds(20))
-        .until(
-            () ->
-                p.cache()
-                        .store()
-                        .lookup(
-                            dev.parapet.proxy.cache.CacheKey.of("127.0.0.1:" + p.port(), "/swr"),
-                            new io.netty.handler.codec.http.DefaultHttpHeaders(),
-                            ticker.read())
-                        .kind()
-                    == dev.parapet.proxy.cache.Lookup.Kind.FRESH);
+        .until(() ->
+            p.cache()
+                    .store()
+                    .lookup(
+                        dev.parapet.proxy.cache.CacheKey.of("127.0.0.1:" + p.port(), "/swr"),
+                        new io.netty.handler.codec.http.DefaultHttpHeaders(),
+                        ticker.read())
+                    .kind()
+                == dev.parapet.proxy.cache.Lookup.Kind.FRESH);
     assertThat(o.count()).isEqualTo(2);
     assertThat(o.last().header("If-None-Match")).isEqualTo("\"s1\"");
     HttpResponse<String> fresh = fx.get(p.port(), "/swr");

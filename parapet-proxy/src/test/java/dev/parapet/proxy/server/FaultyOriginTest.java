@@ -62,12 +62,11 @@ class FaultyOriginTest {
     assertThatThrownBy(this::get).isInstanceOf(IOException.class);
     await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(
-            () -> {
-              assertThat(breaker().snapshot(System.nanoTime()).failureRate()).isEqualTo(1.0);
-              assertThat(proxy.origins().get("api").hosts().get(0).openConnections()).isZero();
-              assertThat(proxy.origins().get("api").inFlight()).isZero();
-            });
+        .untilAsserted(() -> {
+          assertThat(breaker().snapshot(System.nanoTime()).failureRate()).isEqualTo(1.0);
+          assertThat(proxy.origins().get("api").hosts().get(0).openConnections()).isZero();
+          assertThat(proxy.origins().get("api").inFlight()).isZero();
+        });
   }
 
   @Test

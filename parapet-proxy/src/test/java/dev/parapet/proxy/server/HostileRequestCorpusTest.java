@@ -294,22 +294,21 @@ class HostileRequestCorpusTest {
    */
   private static List<String> lowerCaseNames(List<String> heads) {
     return heads.stream()
-        .map(
-            h -> {
-              StringBuilder b = new StringBuilder();
-              String[] lines = h.split("\r\n", -1);
-              b.append(lines[0]);
-              for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                b.append("\r\n")
-                    .append(
-                        colon < 0
-                            ? lines[i]
-                            : lines[i].substring(0, colon).toLowerCase(java.util.Locale.ROOT)
-                                + lines[i].substring(colon));
-              }
-              return b.toString();
-            })
+        .map(h -> {
+          StringBuilder b = new StringBuilder();
+          String[] lines = h.split("\r\n", -1);
+          b.append(lines[0]);
+          for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            b.append("\r\n")
+                .append(
+                    colon < 0
+                        ? lines[i]
+                        : lines[i].substring(0, colon).toLowerCase(java.util.Locale.ROOT)
+                            + lines[i].substring(colon));
+          }
+          return b.toString();
+        })
         .toList();
   }
 }

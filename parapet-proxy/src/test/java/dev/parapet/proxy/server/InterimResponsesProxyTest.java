@@ -7,10 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.RawOrigin;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Interim responses (RFC 9110 §15.2) through the proxy on loopback, on a caching route, with raw
@@ -81,6 +86,42 @@ class InterimResponsesProxyTest {
     assertThat(second).contains("Cache-Status: " + ProxyFixture.NAME + "; hit");
     assertThat(second).doesNotContain("103").doesNotContain("Link:");
     assertThat(o.requests()).hasSize(1);
+  }
+
+  /** Over HTTP/2 the hints are a HEADERS frame of their own before the final response's. */
+  @Test
+  void earlyHintsReachAnHttp2ClientBeforeTheFinalResponse(@TempDir Path dir) throws Exception {
+    Curl.assumeHttp2();
+    RawOrigin o = fx.closeLater(RawOrigin.answering(EARLY_HINTS + FINAL));
+    ProxyServer p = proxy(o);
+    Path headers = dir.resolve("headers.txt");
+
+    Process curl =
+        new ProcessBuilder(
+                "curl",
+                "-sS",
+                "--http2-prior-knowledge",
+                "--max-time",
+                "30",
+                "-H",
+                "Host: a.test",
+                "-D",
+                headers.toString(),
+                "-o",
+                "/dev/null",
+                "http://127.0.0.1:" + p.port() + "/h2page")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(curl.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(curl.exitValue()).as(out).isZero();
+
+    String dump = Files.readString(headers, StandardCharsets.ISO_8859_1);
+    assertThat(dump).startsWith("HTTP/2 103");
+    assertThat(dump.indexOf("link: </style.css>; rel=preload"))
+        .isPositive()
+        .isLessThan(dump.indexOf("HTTP/2 200"));
+    assertThat(count(dump, "HTTP/2 ")).isEqualTo(2);
   }
 
   @Test

@@ -310,17 +310,16 @@ class ProxyServerTest {
     ServerSocket server =
         fx.closeLater(new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress()));
     Thread t =
-        new Thread(
-            () -> {
-              while (!server.isClosed()) {
-                try {
-                  Socket s = server.accept();
-                  Thread.ofVirtual().start(() -> answer(s, response, close));
-                } catch (IOException e) {
-                  return; // the end of the test
-                }
-              }
-            });
+        new Thread(() -> {
+          while (!server.isClosed()) {
+            try {
+              Socket s = server.accept();
+              Thread.ofVirtual().start(() -> answer(s, response, close));
+            } catch (IOException e) {
+              return; // the end of the test
+            }
+          }
+        });
     t.setDaemon(true);
     t.start();
     return new InetSocketAddress("127.0.0.1", server.getLocalPort());
@@ -415,19 +414,18 @@ class ProxyServerTest {
     ServerSocket garbage =
         fx.closeLater(new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress()));
     Thread t =
-        new Thread(
-            () -> {
-              while (!garbage.isClosed()) {
-                try (Socket s = garbage.accept()) {
-                  s.getInputStream().read(new byte[4096]);
-                  s.getOutputStream()
-                      .write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                  s.getOutputStream().flush();
-                } catch (IOException e) {
-                  return;
-                }
-              }
-            });
+        new Thread(() -> {
+          while (!garbage.isClosed()) {
+            try (Socket s = garbage.accept()) {
+              s.getInputStream().read(new byte[4096]);
+              s.getOutputStream()
+                  .write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+              s.getOutputStream().flush();
+            } catch (IOException e) {
+              return;
+            }
+          }
+        });
     t.setDaemon(true);
     t.start();
     ProxyServer p = proxyTo(new InetSocketAddress("127.0.0.1", garbage.getLocalPort())).start();
@@ -437,14 +435,13 @@ class ProxyServerTest {
         .hasValueSatisfying(v -> assertThat(v).contains("error=http_protocol_error"));
     await()
         .atMost(Duration.ofSeconds(5))
-        .untilAsserted(
-            () ->
-                assertThat(
-                        p.breakers()
-                            .find(BreakerKey.of(Scope.ROUTE, "api"))
-                            .snapshot(System.nanoTime())
-                            .failureRate())
-                    .isEqualTo(1.0));
+        .untilAsserted(() ->
+            assertThat(
+                    p.breakers()
+                        .find(BreakerKey.of(Scope.ROUTE, "api"))
+                        .snapshot(System.nanoTime())
+                        .failureRate())
+                .isEqualTo(1.0));
   }
 
   @Test

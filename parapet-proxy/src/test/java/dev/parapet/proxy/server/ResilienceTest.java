@@ -441,10 +441,9 @@ class ResilienceTest {
     ScriptedOrigin o = origin(n -> Reply.ok());
     ProxyServer p =
         proxyTo(o, retries(1, 0.2, 5), HedgeConfig.OFF)
-            .settings(
-                s ->
-                    s.withAdmission(admission(10, 10))
-                        .withTrustedProxies(List.of(Cidr.parse("127.0.0.1/32"))))
+            .settings(s ->
+                s.withAdmission(admission(10, 10))
+                    .withTrustedProxies(List.of(Cidr.parse("127.0.0.1/32"))))
             .start();
     p.admission().overloadLevel(OverloadLevel.SHED_LOW_PRIORITY, System.nanoTime());
 

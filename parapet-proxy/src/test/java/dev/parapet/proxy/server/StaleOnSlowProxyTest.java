@@ -84,12 +84,11 @@ class StaleOnSlowProxyTest {
     // the fetch finishes behind the answers and refreshes the entry: then a fresh hit
     await()
         .atMost(Duration.ofSeconds(20))
-        .untilAsserted(
-            () -> {
-              HttpResponse<String> r = fx.get(p.port(), "/x");
-              assertThat(cacheStatus(r)).startsWith(ProxyFixture.NAME + "; hit");
-              assertThat(r.headers().firstValue("Cache-Control")).hasValue("max-age=600");
-            });
+        .untilAsserted(() -> {
+          HttpResponse<String> r = fx.get(p.port(), "/x");
+          assertThat(cacheStatus(r)).startsWith(ProxyFixture.NAME + "; hit");
+          assertThat(r.headers().firstValue("Cache-Control")).hasValue("max-age=600");
+        });
     assertThat(p.cache().total(EdgeCache.Status.STALE_ON_SLOW)).isGreaterThanOrEqualTo(2);
     assertThat(o.stats().trafficRequests()).isEqualTo(2); // the first fetch and the slow one
   }

@@ -324,6 +324,7 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
     private @Nullable OverloadMonitor overload;
     private @Nullable Transport transport;
     private @Nullable Path accessLog;
+    private dev.parapet.proxy.config.@Nullable Http2Config http2;
     private dev.parapet.proxy.config.@Nullable TlsConfig tls;
 
     private ProxySpec() {}
@@ -397,6 +398,11 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       return this;
     }
 
+    public ProxySpec http2(dev.parapet.proxy.config.Http2Config http2) {
+      this.http2 = http2;
+      return this;
+    }
+
     /** An HTTPS listener beside the plain one. */
     public ProxySpec tls(dev.parapet.proxy.config.TlsConfig tls) {
       this.tls = tls;
@@ -430,6 +436,9 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
       }
       if (tracing != null) {
         b.tracing(tracing);
+      }
+      if (http2 != null) {
+        b.http2(http2);
       }
       if (tls != null) {
         b.tls(tls);

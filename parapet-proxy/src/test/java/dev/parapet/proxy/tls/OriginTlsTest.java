@@ -55,19 +55,18 @@ class OriginTlsTest {
     plain = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
     ServerSocket listening = plain;
     Thread.ofVirtual()
-        .start(
-            () -> {
-              while (!listening.isClosed()) {
-                try (java.net.Socket s = listening.accept()) {
-                  s.getOutputStream()
-                      .write(
-                          "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
-                              .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                } catch (java.io.IOException e) {
-                  // closed by the test, or the proxy hung up first
-                }
-              }
-            });
+        .start(() -> {
+          while (!listening.isClosed()) {
+            try (java.net.Socket s = listening.accept()) {
+              s.getOutputStream()
+                  .write(
+                      "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+                          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            } catch (java.io.IOException e) {
+              // closed by the test, or the proxy hung up first
+            }
+          }
+        });
     int admin;
     int tls;
     try (ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());

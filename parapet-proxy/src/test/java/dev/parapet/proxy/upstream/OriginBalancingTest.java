@@ -195,13 +195,12 @@ class OriginBalancingTest {
       // One at a time: each request is either held by the busy host or answered by the idle one.
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  busy.held.get()
-                          + pending.stream()
-                              .filter(f -> f.isDone() && f.join().statusCode() == 200)
-                              .count()
-                      == sent);
+          .until(() ->
+              busy.held.get()
+                      + pending.stream()
+                          .filter(f -> f.isDone() && f.join().statusCode() == 200)
+                          .count()
+                  == sent);
     }
     // Only the very first request (both idle: a tie) may have gone to the busy host.
     assertThat(busy.held.get()).isLessThanOrEqualTo(1);
