@@ -151,8 +151,7 @@ public final class ProxyServer implements AutoCloseable {
       }
       this.context = build(settings, routes, pools(b.origins), b.cache, null, false).context();
       TlsConfig tlsConfig = b.tls;
-      this.tls =
-          tlsConfig == null ? null : new ServerTls(tlsConfig, http2OverTls() != null, metrics);
+      this.tls = tlsConfig == null ? null : new ServerTls(tlsConfig, true, metrics);
     } catch (RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;

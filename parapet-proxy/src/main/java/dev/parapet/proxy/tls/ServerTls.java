@@ -4,12 +4,14 @@ import dev.parapet.proxy.config.HostPort;
 import dev.parapet.proxy.config.PemFiles;
 import dev.parapet.proxy.config.TlsConfig;
 import dev.parapet.proxy.metrics.ProxyMetrics;
+import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SniHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.util.DomainWildcardMappingBuilder;
 import io.netty.util.Mapping;
 import java.io.IOException;
@@ -190,6 +192,8 @@ public final class ServerTls {
                 .sslProvider(provider)
                 .protocols(config.protocols())
                 .applicationProtocolConfig(protocols)
+                // RFC 9113 §9.2.2: no TLS 1.2 suite on HTTP/2's block list (TLS 1.3's are fine).
+                .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
                 .sessionCacheSize(SESSION_CACHE_SIZE)
                 .sessionTimeout(SESSION_TIMEOUT_SECONDS)
                 .build();

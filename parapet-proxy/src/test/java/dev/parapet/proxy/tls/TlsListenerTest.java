@@ -126,6 +126,7 @@ class TlsListenerTest {
                 "/dev/null",
                 "-w",
                 "%{http_code} %{http_version}",
+                "--http1.1",
                 "https://a.test:" + tlsPort + "/x"));
     assertThat(r.output()).isEqualTo("200 1.1");
     assertThat(header(origin.seenHeaders.get(0), "X-Forwarded-Proto")).isEqualTo("https");
@@ -140,6 +141,32 @@ class TlsListenerTest {
     assertThat(header(origin.seenHeaders.get(1), "X-Forwarded-Proto")).isEqualTo("http");
   }
 
+  /** ALPN's h2: the stream runs the same flow, and the origin hears https from the edge. */
+  @ParameterizedTest
+  @ValueSource(strings = {"openssl", "jdk"})
+  void curlSpeaksHttp2OverTlsByAlpn(String provider) throws Exception {
+    Tools.require("curl");
+    start(provider);
+    Tools.Run r =
+        Tools.run(
+            List.of(
+                "curl",
+                "-sS",
+                "--http2",
+                "--cacert",
+                caFile.toString(),
+                "--resolve",
+                "a.test:" + tlsPort + ":127.0.0.1",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code} %{http_version}",
+                "https://a.test:" + tlsPort + "/h2"));
+    assertThat(r.output()).isEqualTo("200 2");
+    assertThat(header(origin.seenHeaders.get(0), "X-Forwarded-Proto")).isEqualTo("https");
+    assertThat(header(origin.seenHeaders.get(0), "Via")).contains("2 ");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"openssl", "jdk"})
   void sniPicksTheCertificateByItsNamesAndAnUnknownNameGetsTheFirst(String provider)
@@ -152,8 +179,7 @@ class TlsListenerTest {
         .contains("subject=CN = *.b.test", "Verify return code: 0 (ok)");
     // No certificate names it: the default (first) one, which the client's own check refuses.
     assertThat(sClient("nobody.test", "http/1.1")).contains("subject=CN = a.test");
-    // Only http/1.1 is offered while the listener serves no HTTP/2.
-    assertThat(sClient("a.test", "h2")).contains("No ALPN negotiated");
+    assertThat(sClient("a.test", "h2")).contains("ALPN protocol: h2");
   }
 
   @ParameterizedTest
