@@ -4,7 +4,8 @@
 # nginx origin over plain HTTP:
 #   1. keep-alive HTTPS: wrk -t1 -c50, requests/s, p50 and p99;
 #   2. new TLS connections per second: the same with 'Connection: close', so every request is a
-#      full handshake (wrk does not resume sessions) on an ECDSA P-256 certificate.
+#      full handshake (wrk does not resume sessions) on an ECDSA P-256 certificate;
+#   3. HTTP/2 over TLS (ALPN h2): h2load -c50 -m10, requests/s and the share that failed.
 # The certificate is made at run time (bin/dev-certs). Prints a markdown table for
 # docs/benchmarks.md, with the date and the load average. Everything binds 127.0.0.1 and is stopped
 # on exit.
@@ -16,7 +17,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$root/parapet-bench/bench/lib.sh"
 secs=${1:-10}
 warm=${2:-30}
-bench_need wrk nginx openssl
+bench_need wrk nginx openssl h2load
 
 ORIGIN=19201 NGINX=18280 NGINX_TLS=18243 PARAPET=18281 PARAPET_TLS=18244 ADMIN=18992
 "$root/bin/dev-certs" "$work/certs" >/dev/null
@@ -25,7 +26,7 @@ start_origin_and_nginx "$ORIGIN" "$NGINX"
 write_nginx_conf nginx-tls <<CONF
   upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
   server {
-    listen 127.0.0.1:$NGINX_TLS ssl;
+    listen 127.0.0.1:$NGINX_TLS ssl http2;
     ssl_certificate $work/certs/edge.pem;
     ssl_certificate_key $work/certs/edge-key.pem;
     ssl_protocols TLSv1.3 TLSv1.2;
@@ -50,14 +51,22 @@ https_wrk() {
     /Socket errors|Non-2xx/ {e=e $0 "; "} END {printf "%s %s %s %s\n", r, p50, p99, (e == "" ? "0" : e)}'
 }
 
+# h2_load PORT -> "rps failed/total"
+h2_load() {
+  h2load -c50 -m10 -D "$secs" "https://127.0.0.1:$1/api/1k" 2>&1 |
+    awk '/^finished in/ {r=$4} /^requests:/ {t=$2; f=$10} END {printf "%s %s/%s\n", r, f, t}'
+}
+
 # measure NAME PORT -> one markdown row
 measure() {
-  local ka nc
+  local ka nc h2
   ka=$(https_wrk "$1" "$2")
   nc=$(https_wrk "$1" "$2" "Connection: close")
+  h2=$(h2_load "$2")
   read -r ka_rps ka_p50 ka_p99 _ <<<"$ka"
   read -r nc_rps _ nc_p99 _ <<<"$nc"
-  echo "| $1 | $ka_rps | $ka_p50 | $ka_p99 | $nc_rps | $nc_p99 |"
+  read -r h2_rps h2_failed <<<"$h2"
+  echo "| $1 | $ka_rps | $ka_p50 | $ka_p99 | $nc_rps | $nc_p99 | $h2_rps | $h2_failed |"
 }
 
 rows=()
@@ -73,6 +82,9 @@ tls:
   certificates: [{cert_file: $work/certs/edge.pem, key_file: $work/certs/edge-key.pem}]
   provider: $provider
 admin: {listen: 127.0.0.1:$ADMIN}
+# h2load's 500 concurrent streams are above the default adaptive limit on a busy host; a fixed
+# limit above them measures throughput, as h2-vs-nginx.sh does (nginx never sheds).
+admission: {limit: {algorithm: fixed, initial: 1000, min: 20, max: 2000}, queue: {max: 1000}}
 origins:
   origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
 routes:
@@ -94,6 +106,6 @@ done
 
 echo "$(date -u +%Y-%m-%d), load average:$(uptime | sed 's/.*load average://'), wrk -t1 -c50 -d${secs}s, 1 KiB, ECDSA P-256"
 echo
-echo "| HTTPS on loopback | keep-alive req/s | p50 | p99 | new TLS connections/s (Connection: close) | p99 |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| HTTPS on loopback | keep-alive req/s | p50 | p99 | new TLS connections/s (Connection: close) | p99 | HTTP/2 req/s (h2load -c50 -m10) | h2 failed/total |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"

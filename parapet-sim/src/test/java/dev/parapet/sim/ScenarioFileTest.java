@@ -76,22 +76,20 @@ class ScenarioFileTest {
         """;
     assertThatThrownBy(() -> ScenarioFile.parse(bad, "bad.yaml"))
         .isInstanceOf(ConfigException.class)
-        .satisfies(
-            e -> {
-              List<String> errors = ((ConfigException) e).errors();
-              assertThat(errors)
-                  .anyMatch(s -> s.startsWith("name: required"))
-                  .anyMatch(s -> s.startsWith("fleet.pops: must be in [1, 100000], was 0"))
-                  .anyMatch(s -> s.startsWith("fleet.workers: unknown key"))
-                  .anyMatch(s -> s.startsWith("origin.timeline[0].duration: must be a duration"))
-                  .anyMatch(s -> s.startsWith("origin.timeline[1].name: required"))
-                  .anyMatch(
-                      s -> s.startsWith("origin.timeline[1].error_rate: must be in [0%, 100%]"))
-                  .anyMatch(s -> s.startsWith("variants[0].retry.mode: must be one of"))
-                  .anyMatch(s -> s.startsWith("variants[0].breaker.failure_rate: must be in"))
-                  .anyMatch(s -> s.startsWith("variants[0].timeouts: must list 1 to 3"));
-              assertThat(e.getMessage()).startsWith("bad.yaml: ");
-            });
+        .satisfies(e -> {
+          List<String> errors = ((ConfigException) e).errors();
+          assertThat(errors)
+              .anyMatch(s -> s.startsWith("name: required"))
+              .anyMatch(s -> s.startsWith("fleet.pops: must be in [1, 100000], was 0"))
+              .anyMatch(s -> s.startsWith("fleet.workers: unknown key"))
+              .anyMatch(s -> s.startsWith("origin.timeline[0].duration: must be a duration"))
+              .anyMatch(s -> s.startsWith("origin.timeline[1].name: required"))
+              .anyMatch(s -> s.startsWith("origin.timeline[1].error_rate: must be in [0%, 100%]"))
+              .anyMatch(s -> s.startsWith("variants[0].retry.mode: must be one of"))
+              .anyMatch(s -> s.startsWith("variants[0].breaker.failure_rate: must be in"))
+              .anyMatch(s -> s.startsWith("variants[0].timeouts: must list 1 to 3"));
+          assertThat(e.getMessage()).startsWith("bad.yaml: ");
+        });
   }
 
   @Test
@@ -137,21 +135,19 @@ class ScenarioFileTest {
         """;
     assertThatThrownBy(() -> ScenarioFile.parse(bad, "c.yaml"))
         .isInstanceOf(ConfigException.class)
-        .satisfies(
-            e -> {
-              List<String> errors = ((ConfigException) e).errors();
-              assertThat(errors)
-                  .anyMatch(s -> s.startsWith("cache.hit_ratio: must be in [0%, 100%], was 120%"))
-                  .anyMatch(s -> s.startsWith("cache.stale: unknown key"))
-                  .anyMatch(s -> s.startsWith("origin.capacity_rps: unknown key"))
-                  .anyMatch(
-                      s -> s.startsWith("origin.abandoned: must be drop or serve, was 'later'"))
-                  .anyMatch(s -> s.startsWith("origin.queue: needs workers"))
-                  .anyMatch(s -> s.startsWith("origin.timeline[0].distribution: must be one of"))
-                  .anyMatch(s -> s.startsWith("origin.timeline[1].median: not for an exponential"))
-                  .anyMatch(s -> s.startsWith("origin.timeline[1].sigma: only for distribution"))
-                  .anyMatch(s -> s.startsWith("origin.timeline[2].mean: not for a log-normal"));
-            });
+        .satisfies(e -> {
+          List<String> errors = ((ConfigException) e).errors();
+          assertThat(errors)
+              .anyMatch(s -> s.startsWith("cache.hit_ratio: must be in [0%, 100%], was 120%"))
+              .anyMatch(s -> s.startsWith("cache.stale: unknown key"))
+              .anyMatch(s -> s.startsWith("origin.capacity_rps: unknown key"))
+              .anyMatch(s -> s.startsWith("origin.abandoned: must be drop or serve, was 'later'"))
+              .anyMatch(s -> s.startsWith("origin.queue: needs workers"))
+              .anyMatch(s -> s.startsWith("origin.timeline[0].distribution: must be one of"))
+              .anyMatch(s -> s.startsWith("origin.timeline[1].median: not for an exponential"))
+              .anyMatch(s -> s.startsWith("origin.timeline[1].sigma: only for distribution"))
+              .anyMatch(s -> s.startsWith("origin.timeline[2].mean: not for a log-normal"));
+        });
   }
 
   @Test
@@ -166,11 +162,10 @@ class ScenarioFileTest {
         """;
     assertThatThrownBy(() -> ScenarioFile.parse(bad, "b.yaml"))
         .isInstanceOf(ConfigException.class)
-        .satisfies(
-            e ->
-                assertThat(((ConfigException) e).errors())
-                    .containsExactly(
-                        "variants[0].breaker: half_open.required : 3 (expected: in [1, 2])"));
+        .satisfies(e ->
+            assertThat(((ConfigException) e).errors())
+                .containsExactly(
+                    "variants[0].breaker: half_open.required : 3 (expected: in [1, 2])"));
   }
 
   @Test
@@ -195,10 +190,9 @@ class ScenarioFileTest {
     assertThat(set.deadlines().minUsefulNanos()).isEqualTo(30_000_000L);
     assertThat(set.limit()).isNotNull();
     assertThat(set.limit().queue()).isEqualTo(25);
-    assertThatThrownBy(
-            () ->
-                ScenarioFile.parse(
-                    yaml.replace("min_useful: 30ms", "min_useful: 0ms, slack: 1s"), "d.yaml"))
+    assertThatThrownBy(() ->
+            ScenarioFile.parse(
+                yaml.replace("min_useful: 30ms", "min_useful: 0ms, slack: 1s"), "d.yaml"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("variants[1].deadline.slack: unknown key")
         .hasMessageContaining("variants[1].deadline.min_useful: must be > 0");

@@ -55,15 +55,12 @@ public final class RedisClientBench {
       t0 = System.nanoTime();
       for (int k = 0; k < callers; k++) {
         fs.add(
-            ex.submit(
-                () -> {
-                  for (int i = 0; i < n / callers; i++) {
-                    async
-                        .evalsha(sha, ScriptOutputType.MULTI, new String[] {"bench-l"}, args)
-                        .get();
-                  }
-                  return null;
-                }));
+            ex.submit(() -> {
+              for (int i = 0; i < n / callers; i++) {
+                async.evalsha(sha, ScriptOutputType.MULTI, new String[] {"bench-l"}, args).get();
+              }
+              return null;
+            }));
       }
       for (Future<?> f : fs) {
         f.get();
@@ -103,13 +100,12 @@ public final class RedisClientBench {
         t0 = System.nanoTime();
         for (int k = 0; k < callers; k++) {
           fs.add(
-              ex2.submit(
-                  () -> {
-                    for (int i = 0; i < n / callers; i++) {
-                      j.evalsha(jsha, keys, argList);
-                    }
-                    return null;
-                  }));
+              ex2.submit(() -> {
+                for (int i = 0; i < n / callers; i++) {
+                  j.evalsha(jsha, keys, argList);
+                }
+                return null;
+              }));
         }
         for (Future<?> f : fs) {
           f.get();

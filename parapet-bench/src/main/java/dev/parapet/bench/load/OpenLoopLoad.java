@@ -168,9 +168,8 @@ public final class OpenLoopLoad {
       b.append(prefix).append("sent ").append(sent).append('\n');
       b.append(prefix).append("completed ").append(completed).append('\n');
       b.append(prefix).append("errors ").append(errors).append('\n');
-      statuses.forEach(
-          (k, v) ->
-              b.append(prefix).append("status_").append(k).append(' ').append(v).append('\n'));
+      statuses.forEach((k, v) ->
+          b.append(prefix).append("status_").append(k).append(' ').append(v).append('\n'));
       for (double p : new double[] {50, 90, 99, 99.9}) {
         b.append(
             String.format(
@@ -186,35 +185,29 @@ public final class OpenLoopLoad {
           .append("measured_from_epoch_ms ")
           .append(measuredFromEpochMillis)
           .append('\n');
-      latencyByStatus.forEach(
-          (status, h) -> {
-            String name = prefix + "status_" + status + "_";
-            for (double p : new double[] {50, 99, 99.9}) {
-              b.append(
-                  String.format(
-                      Locale.ROOT,
-                      "%sp%s_ms %.3f%n",
-                      name,
-                      trim(p),
-                      h.getValueAtPercentile(p) / 1e6));
-            }
-            b.append(String.format(Locale.ROOT, "%smax_ms %.3f%n", name, h.getMaxValue() / 1e6));
-          });
+      latencyByStatus.forEach((status, h) -> {
+        String name = prefix + "status_" + status + "_";
+        for (double p : new double[] {50, 99, 99.9}) {
+          b.append(
+              String.format(
+                  Locale.ROOT, "%sp%s_ms %.3f%n", name, trim(p), h.getValueAtPercentile(p) / 1e6));
+        }
+        b.append(String.format(Locale.ROOT, "%smax_ms %.3f%n", name, h.getMaxValue() / 1e6));
+      });
       for (Interval i : intervals) {
         i.latencyByStatus()
-            .forEach(
-                (status, h) ->
-                    b.append(
-                        String.format(
-                            Locale.ROOT,
-                            "%sinterval_s %s status %s count %d p50_ms %.3f p99_ms %.3f max_ms %.3f%n",
-                            prefix,
-                            trim(i.startSeconds()),
-                            status,
-                            h.getTotalCount(),
-                            h.getValueAtPercentile(50) / 1e6,
-                            h.getValueAtPercentile(99) / 1e6,
-                            h.getMaxValue() / 1e6)));
+            .forEach((status, h) ->
+                b.append(
+                    String.format(
+                        Locale.ROOT,
+                        "%sinterval_s %s status %s count %d p50_ms %.3f p99_ms %.3f max_ms %.3f%n",
+                        prefix,
+                        trim(i.startSeconds()),
+                        status,
+                        h.getTotalCount(),
+                        h.getValueAtPercentile(50) / 1e6,
+                        h.getValueAtPercentile(99) / 1e6,
+                        h.getMaxValue() / 1e6)));
       }
       return b.toString();
     }
@@ -398,26 +391,25 @@ public final class OpenLoopLoad {
       long end = System.nanoTime();
       return group
           .next()
-          .submit(
-              () -> {
-                List<Result> out = new ArrayList<>();
-                for (Target t : targets) {
-                  out.add(
-                      new Result(
-                          t.uri,
-                          t.sent - warmupPerTarget,
-                          t.completed,
-                          t.errors,
-                          t.reconnects,
-                          startEpochMillis + warmupNanos / 1_000_000,
-                          (end - start - warmupNanos) / 1e9,
-                          Map.copyOf(t.statuses),
-                          t.latency.copy(),
-                          copy(t.latencyByStatus),
-                          intervals(t)));
-                }
-                return out;
-              })
+          .submit(() -> {
+            List<Result> out = new ArrayList<>();
+            for (Target t : targets) {
+              out.add(
+                  new Result(
+                      t.uri,
+                      t.sent - warmupPerTarget,
+                      t.completed,
+                      t.errors,
+                      t.reconnects,
+                      startEpochMillis + warmupNanos / 1_000_000,
+                      (end - start - warmupNanos) / 1e9,
+                      Map.copyOf(t.statuses),
+                      t.latency.copy(),
+                      copy(t.latencyByStatus),
+                      intervals(t)));
+            }
+            return out;
+          })
           .get();
     }
 
@@ -533,16 +525,15 @@ public final class OpenLoopLoad {
         return;
       }
       tb.connect()
-          .addListener(
-              (ChannelFuture f) -> {
-                if (f.isSuccess()) {
-                  t.reconnects++;
-                  t.idle.add(f.channel());
-                  drain(t);
-                } else if (!allDone.isDone()) {
-                  group.next().schedule(() -> reconnect(t), 100, TimeUnit.MILLISECONDS);
-                }
-              });
+          .addListener((ChannelFuture f) -> {
+            if (f.isSuccess()) {
+              t.reconnects++;
+              t.idle.add(f.channel());
+              drain(t);
+            } else if (!allDone.isDone()) {
+              group.next().schedule(() -> reconnect(t), 100, TimeUnit.MILLISECONDS);
+            }
+          });
     }
 
     final class Responses extends SimpleChannelInboundHandler<FullHttpResponse> {

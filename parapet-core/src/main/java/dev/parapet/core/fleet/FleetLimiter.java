@@ -265,14 +265,13 @@ public final class FleetLimiter {
       failed(f, e);
       return;
     }
-    answer.whenComplete(
-        (lease, error) -> {
-          if (error != null || lease == null) {
-            failed(f, error);
-          } else {
-            answered(f, lease);
-          }
-        });
+    answer.whenComplete((lease, error) -> {
+      if (error != null || lease == null) {
+        failed(f, error);
+      } else {
+        answered(f, lease);
+      }
+    });
   }
 
   private void answered(Fetch f, Lease lease) {

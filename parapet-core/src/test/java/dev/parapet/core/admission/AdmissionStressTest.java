@@ -59,37 +59,35 @@ class AdmissionStressTest {
       int first = t * TICKETS_PER_THREAD;
       long seed = 7L * t + 1;
       threads[t] =
-          new Thread(
-              () -> {
-                SplittableRandom random = new SplittableRandom(seed);
-                try {
-                  start.await();
-                  for (int i = 0; i < ITERATIONS; i++) {
-                    long now = clock.incrementAndGet();
-                    AdmissionTicket done = random.nextInt(3) == 0 ? admittedLater.poll() : null;
-                    if (done != null) {
-                      holders.decrementAndGet();
-                      done.permit().onSuccess(now);
-                      continue;
-                    }
-                    int index = first + random.nextInt(TICKETS_PER_THREAD);
-                    AdmissionTicket ticket = tickets[index];
-                    if (ticket.isQueued() || ticket.permit().isActive()) {
-                      continue;
-                    }
-                    Decision d =
-                        ctl.offer(ticket, 1 + random.nextInt(4), RequestKind.ORDINARY, now);
-                    if (d == Decision.ADMITTED) {
-                      highWater.accumulateAndGet(holders.incrementAndGet(), Math::max);
-                      admittedLater.add(ticket);
-                    } else if (d == Decision.QUEUED) {
-                      queuedOffers.incrementAndGet(index);
-                    }
-                  }
-                } catch (Throwable e) {
-                  failure.set(e);
+          new Thread(() -> {
+            SplittableRandom random = new SplittableRandom(seed);
+            try {
+              start.await();
+              for (int i = 0; i < ITERATIONS; i++) {
+                long now = clock.incrementAndGet();
+                AdmissionTicket done = random.nextInt(3) == 0 ? admittedLater.poll() : null;
+                if (done != null) {
+                  holders.decrementAndGet();
+                  done.permit().onSuccess(now);
+                  continue;
                 }
-              });
+                int index = first + random.nextInt(TICKETS_PER_THREAD);
+                AdmissionTicket ticket = tickets[index];
+                if (ticket.isQueued() || ticket.permit().isActive()) {
+                  continue;
+                }
+                Decision d = ctl.offer(ticket, 1 + random.nextInt(4), RequestKind.ORDINARY, now);
+                if (d == Decision.ADMITTED) {
+                  highWater.accumulateAndGet(holders.incrementAndGet(), Math::max);
+                  admittedLater.add(ticket);
+                } else if (d == Decision.QUEUED) {
+                  queuedOffers.incrementAndGet(index);
+                }
+              }
+            } catch (Throwable e) {
+              failure.set(e);
+            }
+          });
       threads[t].start();
     }
     for (Thread thread : threads) {

@@ -45,32 +45,30 @@ class BalancerConcurrencyTest {
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 2; t++) {
       threads.add(
-          new Thread(
-              () -> {
-                await(go);
-                for (int i = 0; i < 20_000; i++) {
-                  Host h = lb.pick(i, i * 0x9e3779b97f4a7c15L);
-                  if (h == null || !known.contains(h)) {
-                    problems.add("pick " + i + " gave " + h);
-                    return;
-                  }
-                }
-              }));
+          new Thread(() -> {
+            await(go);
+            for (int i = 0; i < 20_000; i++) {
+              Host h = lb.pick(i, i * 0x9e3779b97f4a7c15L);
+              if (h == null || !known.contains(h)) {
+                problems.add("pick " + i + " gave " + h);
+                return;
+              }
+            }
+          }));
     }
     threads.add(
-        new Thread(
-            () -> {
-              await(go);
-              for (int i = 0; i < 300; i++) {
-                // Host 0 of each snapshot never leaves, so a pick always has a candidate.
-                int victim = 1 + (i % 4);
-                healthA.ejected[victim] = !healthA.ejected[victim];
-                healthA.generation++;
-                healthB.ejected[victim] = !healthB.ejected[victim];
-                healthB.generation++;
-                lb.update(i % 2 == 0 ? HostSet.of(b, healthB) : HostSet.of(a, healthA));
-              }
-            }));
+        new Thread(() -> {
+          await(go);
+          for (int i = 0; i < 300; i++) {
+            // Host 0 of each snapshot never leaves, so a pick always has a candidate.
+            int victim = 1 + (i % 4);
+            healthA.ejected[victim] = !healthA.ejected[victim];
+            healthA.generation++;
+            healthB.ejected[victim] = !healthB.ejected[victim];
+            healthB.generation++;
+            lb.update(i % 2 == 0 ? HostSet.of(b, healthB) : HostSet.of(a, healthA));
+          }
+        }));
     threads.forEach(Thread::start);
     go.countDown();
     for (Thread t : threads) {

@@ -41,12 +41,11 @@ class BreakerConcurrencyTest {
     List<Future<?>> futures = new ArrayList<>();
     for (int i = 0; i < THREADS; i++) {
       futures.add(
-          pool.submit(
-              () -> {
-                go.await();
-                task.run();
-                return null;
-              }));
+          pool.submit(() -> {
+            go.await();
+            task.run();
+            return null;
+          }));
     }
     go.countDown();
     for (Future<?> f : futures) {
@@ -75,24 +74,23 @@ class BreakerConcurrencyTest {
       AtomicInteger inFlight = new AtomicInteger();
       AtomicInteger maxInFlight = new AtomicInteger();
       LongAdder probes = new LongAdder();
-      runTogether(
-          () -> {
-            Permit p = new Permit();
-            for (int i = 0; i < 20_000; i++) {
-              Decision d = b.tryAcquire(p, now);
-              if (d == Decision.PROBE) {
-                probes.increment();
-                int n = inFlight.incrementAndGet();
-                maxInFlight.accumulateAndGet(n, Math::max);
-                Thread.onSpinWait();
-                inFlight.decrementAndGet();
-                boolean fail = failSome && ThreadLocalRandom.current().nextInt(3) == 0;
-                p.onOutcome(fail ? Outcome.TIMEOUT : Outcome.SUCCESS, now);
-              } else if (d.isPermitted()) {
-                p.onOutcome(Outcome.SUCCESS, now);
-              }
-            }
-          });
+      runTogether(() -> {
+        Permit p = new Permit();
+        for (int i = 0; i < 20_000; i++) {
+          Decision d = b.tryAcquire(p, now);
+          if (d == Decision.PROBE) {
+            probes.increment();
+            int n = inFlight.incrementAndGet();
+            maxInFlight.accumulateAndGet(n, Math::max);
+            Thread.onSpinWait();
+            inFlight.decrementAndGet();
+            boolean fail = failSome && ThreadLocalRandom.current().nextInt(3) == 0;
+            p.onOutcome(fail ? Outcome.TIMEOUT : Outcome.SUCCESS, now);
+          } else if (d.isPermitted()) {
+            p.onOutcome(Outcome.SUCCESS, now);
+          }
+        }
+      });
       assertThat(maxInFlight.get()).as("round %d", round).isEqualTo(1);
       assertThat(probes.sum()).as("round %d", round).isBetween(1L, 3L);
       assertThat(b.probesSentCount()).isEqualTo(probes.sum());
@@ -116,12 +114,11 @@ class BreakerConcurrencyTest {
     for (int round = 0; round < rounds; round++) {
       Permit p = new Permit();
       assertThat(b.tryAcquire(p, 0)).isEqualTo(Decision.PERMITTED);
-      runTogether(
-          () -> {
-            if (p.onOutcome(Outcome.FAILURE_STATUS, 0)) {
-              wins.increment();
-            }
-          });
+      runTogether(() -> {
+        if (p.onOutcome(Outcome.FAILURE_STATUS, 0)) {
+          wins.increment();
+        }
+      });
     }
     assertThat(wins.sum()).isEqualTo(rounds);
     assertThat(b.misuseCount()).isEqualTo((long) rounds * (THREADS - 1));
@@ -136,14 +133,13 @@ class BreakerConcurrencyTest {
     CircuitBreaker b =
         new CircuitBreaker(Harness.KEY, policy, RandomSource.seeded(1), BreakerListener.NONE, 0);
     int each = 50_000;
-    runTogether(
-        () -> {
-          Permit p = new Permit();
-          for (int i = 0; i < each; i++) {
-            b.tryAcquire(p, 5_000_000L);
-            p.onOutcome(i % 10 == 0 ? Outcome.SLOW : Outcome.SUCCESS, 5_000_000L);
-          }
-        });
+    runTogether(() -> {
+      Permit p = new Permit();
+      for (int i = 0; i < each; i++) {
+        b.tryAcquire(p, 5_000_000L);
+        p.onOutcome(i % 10 == 0 ? Outcome.SLOW : Outcome.SUCCESS, 5_000_000L);
+      }
+    });
     BreakerSnapshot s = b.snapshot(5_000_000L);
     assertThat(s.calls()).isEqualTo((long) THREADS * each);
     assertThat(s.slowRate()).isEqualTo(0.1);

@@ -672,16 +672,15 @@ class CircuitBreakerTest {
 
   @Test
   void invalidPoliciesReportEveryFieldAtOnce() {
-    assertThatThrownBy(
-            () ->
-                BreakerPolicy.builder()
-                    .failureRate(1.5)
-                    .slowRate(0)
-                    .minRequests(0)
-                    .open(Duration.ofSeconds(30), Duration.ofSeconds(10), 1.0)
-                    .halfOpen(3, Duration.ofMillis(500), 4, Duration.ofSeconds(1))
-                    .ramp(0, Duration.ofSeconds(-1))
-                    .build())
+    assertThatThrownBy(() ->
+            BreakerPolicy.builder()
+                .failureRate(1.5)
+                .slowRate(0)
+                .minRequests(0)
+                .open(Duration.ofSeconds(30), Duration.ofSeconds(10), 1.0)
+                .halfOpen(3, Duration.ofMillis(500), 4, Duration.ofSeconds(1))
+                .ramp(0, Duration.ofSeconds(-1))
+                .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("failure_rate : 1.5 (expected: in (0, 1])")
         .hasMessageContaining("slow.rate : 0.0 (expected: in (0, 1])")

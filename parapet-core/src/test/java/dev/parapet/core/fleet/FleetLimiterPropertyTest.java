@@ -196,21 +196,20 @@ class FleetLimiterPropertyTest {
     List<Thread> ts = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       Thread th =
-          new Thread(
-              () -> {
-                try {
-                  barrier.await();
-                  long mine = 0;
-                  for (int k = 0; k < 2_000_000 && (pool.get() > 0 || l.stats().held() > 0); k++) {
-                    if (l.tryAcquire(t.read())) {
-                      mine++;
-                    }
-                  }
-                  granted.addAndGet(mine);
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
+          new Thread(() -> {
+            try {
+              barrier.await();
+              long mine = 0;
+              for (int k = 0; k < 2_000_000 && (pool.get() > 0 || l.stats().held() > 0); k++) {
+                if (l.tryAcquire(t.read())) {
+                  mine++;
                 }
-              });
+              }
+              granted.addAndGet(mine);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          });
       ts.add(th);
       th.start();
     }

@@ -133,15 +133,11 @@ class HedgePolicyTest {
     RollingLatencyHistogram h = RollingLatencyHistogram.withDefaults(0);
     ExtraLoadBudget extra = ExtraLoadBudget.sharedDefaults();
     HedgeRateBudget rate = HedgeRateBudget.withDefaults();
-    assertThatThrownBy(
-            () ->
-                new HedgePolicy(
-                    h, 0, Duration.ofMillis(20), 20, Duration.ofMillis(100), rate, extra))
+    assertThatThrownBy(() ->
+            new HedgePolicy(h, 0, Duration.ofMillis(20), 20, Duration.ofMillis(100), rate, extra))
         .hasMessage("quantile : 0.0 (expected: in (0, 1])");
-    assertThatThrownBy(
-            () ->
-                new HedgePolicy(
-                    h, 0.95, Duration.ofMillis(20), 0, Duration.ofMillis(100), rate, extra))
+    assertThatThrownBy(() ->
+            new HedgePolicy(h, 0.95, Duration.ofMillis(20), 0, Duration.ofMillis(100), rate, extra))
         .hasMessage("minSamples : 0 (expected: >= 1)");
   }
 

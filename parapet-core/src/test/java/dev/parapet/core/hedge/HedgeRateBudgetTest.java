@@ -99,22 +99,21 @@ class HedgeRateBudgetTest {
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       Thread w =
-          new Thread(
-              () -> {
-                try {
-                  go.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return;
-                }
-                for (int i = 0; i < 100_000; i++) {
-                  budget.onRequest();
-                  requests.incrementAndGet();
-                  if (budget.tryAcquire()) {
-                    hedges.incrementAndGet();
-                  }
-                }
-              });
+          new Thread(() -> {
+            try {
+              go.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+            for (int i = 0; i < 100_000; i++) {
+              budget.onRequest();
+              requests.incrementAndGet();
+              if (budget.tryAcquire()) {
+                hedges.incrementAndGet();
+              }
+            }
+          });
       w.start();
       workers.add(w);
     }

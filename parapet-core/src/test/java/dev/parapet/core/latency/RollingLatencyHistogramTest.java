@@ -164,18 +164,17 @@ class RollingLatencyHistogramTest {
     for (int t = 0; t < threads; t++) {
       long latency = (t + 1) * 10 * MS;
       Thread w =
-          new Thread(
-              () -> {
-                try {
-                  go.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return;
-                }
-                for (int i = 0; i < perThread; i++) {
-                  h.record(latency, 1_000 + i);
-                }
-              });
+          new Thread(() -> {
+            try {
+              go.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+            for (int i = 0; i < perThread; i++) {
+              h.record(latency, 1_000 + i);
+            }
+          });
       w.start();
       workers.add(w);
     }

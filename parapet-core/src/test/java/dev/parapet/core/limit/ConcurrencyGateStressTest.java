@@ -69,23 +69,22 @@ class ConcurrencyGateStressTest {
     other.start();
     // This thread re-arms between rounds: the other racer waits at the second barrier.
     Thread self =
-        new Thread(
-            () -> {
-              try {
-                for (int i = 0; i < rounds; i++) {
-                  if (!gate.tryAcquire(permit, i)) {
-                    throw new AssertionError("slot leaked in round " + i);
-                  }
-                  barrier.await();
-                  if (permit.onDropped(i)) {
-                    wins.incrementAndGet();
-                  }
-                  barrier.await();
-                }
-              } catch (Throwable t) {
-                failure.set(t);
+        new Thread(() -> {
+          try {
+            for (int i = 0; i < rounds; i++) {
+              if (!gate.tryAcquire(permit, i)) {
+                throw new AssertionError("slot leaked in round " + i);
               }
-            });
+              barrier.await();
+              if (permit.onDropped(i)) {
+                wins.incrementAndGet();
+              }
+              barrier.await();
+            }
+          } catch (Throwable t) {
+            failure.set(t);
+          }
+        });
     self.start();
     self.join();
     other.join();
@@ -110,60 +109,59 @@ class ConcurrencyGateStressTest {
     for (int t = 0; t < THREADS; t++) {
       long threadSeed = seed * 31 + t;
       threads[t] =
-          new Thread(
-              () -> {
-                SplittableRandom random = new SplittableRandom(threadSeed);
-                Permit[] permits = new Permit[PERMITS_PER_THREAD];
-                for (int i = 0; i < permits.length; i++) {
-                  permits[i] = new Permit();
-                }
-                try {
-                  start.await();
-                  for (int i = 0; i < ITERATIONS; i++) {
-                    Permit p = permits[random.nextInt(permits.length)];
-                    long now = i;
-                    if (!p.isActive()) {
-                      if (gate.tryAcquire(p, now)) {
-                        acquired.incrementAndGet();
-                        // holders <= the gate's inflight at every instant: it goes up after the
-                        // gate's increment and down before the gate's decrement.
-                        int h = holders.incrementAndGet();
-                        highWater.accumulateAndGet(h, Math::max);
-                        if (gate.inflight() > Math.max(gate.limit(), 8)) {
-                          overLimit.incrementAndGet();
-                        }
-                      }
-                    } else {
-                      holders.decrementAndGet();
-                      int kind = random.nextInt(3);
-                      boolean done =
-                          kind == 0
-                              ? p.onSuccess(now + random.nextInt(3_000))
-                              : kind == 1 ? p.onDropped(now) : p.onIgnore(now);
-                      if (!done) {
-                        throw new AssertionError("first completion refused");
-                      }
-                      completed.incrementAndGet();
-                      if (random.nextInt(8) == 0) {
-                        if (p.onSuccess(now)) {
-                          throw new AssertionError("second completion accepted");
-                        }
-                        doubleCompletions.incrementAndGet();
-                      }
+          new Thread(() -> {
+            SplittableRandom random = new SplittableRandom(threadSeed);
+            Permit[] permits = new Permit[PERMITS_PER_THREAD];
+            for (int i = 0; i < permits.length; i++) {
+              permits[i] = new Permit();
+            }
+            try {
+              start.await();
+              for (int i = 0; i < ITERATIONS; i++) {
+                Permit p = permits[random.nextInt(permits.length)];
+                long now = i;
+                if (!p.isActive()) {
+                  if (gate.tryAcquire(p, now)) {
+                    acquired.incrementAndGet();
+                    // holders <= the gate's inflight at every instant: it goes up after the
+                    // gate's increment and down before the gate's decrement.
+                    int h = holders.incrementAndGet();
+                    highWater.accumulateAndGet(h, Math::max);
+                    if (gate.inflight() > Math.max(gate.limit(), 8)) {
+                      overLimit.incrementAndGet();
                     }
                   }
-                  for (Permit p : permits) {
-                    if (p.isActive()) {
-                      holders.decrementAndGet();
-                      if (p.onIgnore(0)) {
-                        completed.incrementAndGet();
-                      }
-                    }
+                } else {
+                  holders.decrementAndGet();
+                  int kind = random.nextInt(3);
+                  boolean done =
+                      kind == 0
+                          ? p.onSuccess(now + random.nextInt(3_000))
+                          : kind == 1 ? p.onDropped(now) : p.onIgnore(now);
+                  if (!done) {
+                    throw new AssertionError("first completion refused");
                   }
-                } catch (Throwable e) {
-                  failure.set(e);
+                  completed.incrementAndGet();
+                  if (random.nextInt(8) == 0) {
+                    if (p.onSuccess(now)) {
+                      throw new AssertionError("second completion accepted");
+                    }
+                    doubleCompletions.incrementAndGet();
+                  }
                 }
-              });
+              }
+              for (Permit p : permits) {
+                if (p.isActive()) {
+                  holders.decrementAndGet();
+                  if (p.onIgnore(0)) {
+                    completed.incrementAndGet();
+                  }
+                }
+              }
+            } catch (Throwable e) {
+              failure.set(e);
+            }
+          });
       threads[t].start();
     }
     for (Thread t : threads) {

@@ -100,30 +100,29 @@ class OutlierDetectorPropertyTest {
     for (int t = 0; t < threads; t++) {
       int id = t;
       Thread w =
-          new Thread(
-              () -> {
-                SplittableRandom r = new SplittableRandom(id);
-                try {
-                  go.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return;
-                }
-                for (int i = 0; i < 100_000; i++) {
-                  int h = r.nextInt(hosts);
-                  d.recordStatus(h, r.nextInt(4) == 0 ? 200 : 503, i);
-                  if (i % 1000 == 0) {
-                    d.advance(i * 1000L);
-                  }
-                  int ejected = 0;
-                  for (int k = 0; k < hosts; k++) {
-                    ejected += d.isEjected(k) ? 1 : 0;
-                  }
-                  if (ejected > d.maxEjectedHosts()) {
-                    violations.incrementAndGet();
-                  }
-                }
-              });
+          new Thread(() -> {
+            SplittableRandom r = new SplittableRandom(id);
+            try {
+              go.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+            for (int i = 0; i < 100_000; i++) {
+              int h = r.nextInt(hosts);
+              d.recordStatus(h, r.nextInt(4) == 0 ? 200 : 503, i);
+              if (i % 1000 == 0) {
+                d.advance(i * 1000L);
+              }
+              int ejected = 0;
+              for (int k = 0; k < hosts; k++) {
+                ejected += d.isEjected(k) ? 1 : 0;
+              }
+              if (ejected > d.maxEjectedHosts()) {
+                violations.incrementAndGet();
+              }
+            }
+          });
       workers.add(w);
       w.start();
     }

@@ -33,13 +33,12 @@ class OutlierDetectorTest {
     assertThat(d.ejectedHosts()).isEqualTo(1);
     assertThat(events)
         .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.kind()).isEqualTo(Kind.EJECTED);
-              assertThat(e.reason()).isEqualTo(EjectionReason.CONSECUTIVE_5XX);
-              assertThat(e.host()).isEqualTo(1);
-              assertThat(e.durationNanos()).isEqualTo(30 * SECOND);
-            });
+        .satisfies(e -> {
+          assertThat(e.kind()).isEqualTo(Kind.EJECTED);
+          assertThat(e.reason()).isEqualTo(EjectionReason.CONSECUTIVE_5XX);
+          assertThat(e.host()).isEqualTo(1);
+          assertThat(e.durationNanos()).isEqualTo(30 * SECOND);
+        });
   }
 
   @ParameterizedTest
@@ -212,10 +211,8 @@ class OutlierDetectorTest {
         .hasMessage("failure_percentage : 1.5 (expected: in (0, 1])");
     assertThatThrownBy(() -> OutlierConfig.defaults().withMaxEjectedFraction(-0.1))
         .hasMessage("max_ejected : -0.1 (expected: in [0, 1])");
-    assertThatThrownBy(
-            () ->
-                OutlierConfig.defaults()
-                    .withEjection(Duration.ofSeconds(30), Duration.ofSeconds(1)))
+    assertThatThrownBy(() ->
+            OutlierConfig.defaults().withEjection(Duration.ofSeconds(30), Duration.ofSeconds(1)))
         .hasMessageStartingWith("max_ejection : 1000000000ns (expected: >= base_ejection");
     assertThatThrownBy(() -> OutlierConfig.defaults().withConsecutive5xx(-1))
         .hasMessage("consecutive_5xx : -1 (expected: >= 0)");

@@ -200,32 +200,31 @@ class RetryBudgetTest {
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Thread w =
-          new Thread(
-              () -> {
-                BudgetSlot[] slots = {new BudgetSlot(), new BudgetSlot()};
-                try {
-                  go.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return;
+          new Thread(() -> {
+            BudgetSlot[] slots = {new BudgetSlot(), new BudgetSlot()};
+            try {
+              go.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+            for (int i = 0; i < 100_000; i++) {
+              for (BudgetSlot slot : slots) {
+                if (budget.tryAcquire(slot)) {
+                  grants.incrementAndGet();
+                  maxInUse.accumulateAndGet(inUse.incrementAndGet(), Math::max);
+                } else {
+                  refusals.incrementAndGet();
                 }
-                for (int i = 0; i < 100_000; i++) {
-                  for (BudgetSlot slot : slots) {
-                    if (budget.tryAcquire(slot)) {
-                      grants.incrementAndGet();
-                      maxInUse.accumulateAndGet(inUse.incrementAndGet(), Math::max);
-                    } else {
-                      refusals.incrementAndGet();
-                    }
-                  }
-                  for (BudgetSlot slot : slots) {
-                    if (slot.isHeld()) {
-                      inUse.decrementAndGet();
-                      slot.release();
-                    }
-                  }
+              }
+              for (BudgetSlot slot : slots) {
+                if (slot.isHeld()) {
+                  inUse.decrementAndGet();
+                  slot.release();
                 }
-              });
+              }
+            }
+          });
       w.start();
       workers.add(w);
     }

@@ -153,15 +153,13 @@ class RetryPolicyTest {
   @Test
   void rejectsBadConfiguration() {
     RandomSource r = RandomSource.seeded(1);
-    assertThatThrownBy(
-            () ->
-                new RetryPolicy(
-                    0, Duration.ofMillis(25), Duration.ofMillis(250), Duration.ZERO, r, budget))
+    assertThatThrownBy(() ->
+            new RetryPolicy(
+                0, Duration.ofMillis(25), Duration.ofMillis(250), Duration.ZERO, r, budget))
         .hasMessage("maxAttempts : 0 (expected: >= 1)");
-    assertThatThrownBy(
-            () ->
-                new RetryPolicy(
-                    2, Duration.ofMillis(25), Duration.ofMillis(10), Duration.ZERO, r, budget))
+    assertThatThrownBy(() ->
+            new RetryPolicy(
+                2, Duration.ofMillis(25), Duration.ofMillis(10), Duration.ZERO, r, budget))
         .hasMessage("maxBackoff : PT0.01S (expected: >= base PT0.025S)");
   }
 

@@ -199,14 +199,13 @@ class WindowTest {
     Thread[] ts = new Thread[threads];
     for (int i = 0; i < threads; i++) {
       ts[i] =
-          new Thread(
-              () -> {
-                for (int j = 0; j < each; j++) {
-                  Kind k = j % 4 == 0 ? Kind.FAILURE : (j % 4 == 1 ? Kind.SLOW : Kind.SUCCESS);
-                  tw.record(k, 5 * MS); // one bucket: no rotation races
-                  cw.record(k, 0);
-                }
-              });
+          new Thread(() -> {
+            for (int j = 0; j < each; j++) {
+              Kind k = j % 4 == 0 ? Kind.FAILURE : (j % 4 == 1 ? Kind.SLOW : Kind.SUCCESS);
+              tw.record(k, 5 * MS); // one bucket: no rotation races
+              cw.record(k, 0);
+            }
+          });
       ts[i].start();
     }
     for (Thread t : ts) {
@@ -226,13 +225,12 @@ class WindowTest {
     Thread[] ts = new Thread[threads];
     for (int i = 0; i < threads; i++) {
       ts[i] =
-          new Thread(
-              () -> {
-                for (int j = 0; j < each; j++) {
-                  // 10 us per record across all threads: 0.8 s in all, eight bucket rotations
-                  w.record(j % 2 == 0 ? Kind.FAILURE : Kind.SUCCESS, clock.addAndGet(10_000));
-                }
-              });
+          new Thread(() -> {
+            for (int j = 0; j < each; j++) {
+              // 10 us per record across all threads: 0.8 s in all, eight bucket rotations
+              w.record(j % 2 == 0 ? Kind.FAILURE : Kind.SUCCESS, clock.addAndGet(10_000));
+            }
+          });
       ts[i].start();
     }
     for (Thread t : ts) {
