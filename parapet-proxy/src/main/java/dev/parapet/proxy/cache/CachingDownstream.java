@@ -121,6 +121,10 @@ public final class CachingDownstream implements Downstream {
   private @Nullable FullHttpResponse answer;
   private @Nullable Refresh refresh;
   private int answeredStatus;
+
+  /** The client-facing cache status so far (the request's span reads it), or null. */
+  private EdgeCache.@Nullable Status outcome;
+
   CacheStatus.Fwd fwd = CacheStatus.Fwd.MISS;
 
   /** The stored entry this request validates or may fall back to, if any. */
@@ -214,6 +218,7 @@ public final class CachingDownstream implements Downstream {
     } else {
       c.fwd = lookupMethod ? CacheStatus.Fwd.BYPASS : CacheStatus.Fwd.METHOD;
       cs.count(EdgeCache.Status.BYPASS);
+      c.outcome = EdgeCache.Status.BYPASS;
     }
     return c;
   }
@@ -277,6 +282,21 @@ public final class CachingDownstream implements Downstream {
     step = Step.ANSWER;
     mode = Mode.ANSWERED;
     cs.count(s);
+    outcome = s;
+  }
+
+  /** The cache answered the client so (a stale copy for an error, a hit stored meanwhile). */
+  void decided(EdgeCache.Status s) {
+    outcome = s;
+  }
+
+  /**
+   * What the cache did for the client, for the request's span ({@code hit}, {@code miss}, {@code
+   * stale}, {@code bypass}, ...), or null when it has not decided (or only refreshed behind).
+   */
+  public @Nullable String outcome() {
+    EdgeCache.Status s = outcome;
+    return s == null ? null : s.label();
   }
 
   void validates(CachedResponse entry, CacheStatus.Fwd why) {
@@ -336,12 +356,14 @@ public final class CachingDownstream implements Downstream {
       }
       cs.count(EdgeCache.Status.STALE);
       cs.count(EdgeCache.Status.STALE_ON_SLOW);
+      outcome = EdgeCache.Status.STALE;
       r.resume(stale);
     } else if (mode == Mode.FORWARD && held == null) {
       mode = Mode.DETACHED;
       answeredStatus = stale.status().code();
       cs.count(EdgeCache.Status.STALE);
       cs.count(EdgeCache.Status.STALE_ON_SLOW);
+      outcome = EdgeCache.Status.STALE;
       delegate.answer(stale);
     } else {
       stale.release();
@@ -660,6 +682,9 @@ public final class CachingDownstream implements Downstream {
   void countUnlessBackground(EdgeCache.Status s) {
     if (mode != Mode.REFRESH && mode != Mode.DETACHED) {
       cs.count(s);
+      if (outcome == null) {
+        outcome = s;
+      }
     }
   }
 

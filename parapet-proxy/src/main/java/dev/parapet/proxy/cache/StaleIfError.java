@@ -45,6 +45,7 @@ final class StaleIfError {
       if (e != null && l.kind() == Lookup.Kind.FRESH) {
         // stored meanwhile (another request's fetch): a plain hit
         cs.count(EdgeCache.Status.HIT);
+        c.decided(EdgeCache.Status.HIT);
         return StoredAnswers.fromEntry(
             cs, e, clientHeaders, head, now, cs.status().hit().ttl(l.ttlSeconds()), true);
       }
@@ -55,6 +56,7 @@ final class StaleIfError {
     StaleDecision d = edge.policy().onError(e, trigger, now);
     if (d == StaleDecision.SERVE_STALE) {
       cs.count(EdgeCache.Status.STALE);
+      c.decided(EdgeCache.Status.STALE);
       CacheStatus s = cs.status();
       if (trigger == StaleTrigger.TIMEOUT || trigger.originAnswered()) {
         s.fwd(CacheStatus.Fwd.STALE); // the origin was asked

@@ -510,6 +510,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
     answered();
     releaseClientSlot();
     long now = px.ticker.read();
+    Span held = span; // ended once the cache's decorator has decided what the client gets
+    span = null;
     if (background) {
       backgroundEnded();
     } else {
@@ -522,6 +524,10 @@ public final class RequestFlow implements CachingDownstream.Resume {
       r.headers().set(CAPACITY_HEADER, capacity);
     }
     down.error(error, detail, r);
+    if (held != null) {
+      span = held;
+      endSpan(error.status().code(), error.name());
+    }
   }
 
   /**
@@ -566,11 +572,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       adoptedId = false;
       px.requestIds.release(requestId);
     }
-    Span s = span;
-    if (s != null) {
-      span = null;
-      Tracing.endRequest(s, route == null ? null : routeLabel(), status, error);
-    }
+    endSpan(status, error);
     AccessLog log = px.accessLog;
     if (log != null && !background) {
       log.record(
@@ -584,6 +586,25 @@ public final class RequestFlow implements CachingDownstream.Resume {
           error,
           from.ip(),
           requestIdText);
+    }
+  }
+
+  /**
+   * Ends the request's span, with what the client got: the cache's answer when its decorator
+   * replaced this one (a stale copy for an error), and what the cache did.
+   */
+  private void endSpan(int status, @Nullable String error) {
+    Span s = span;
+    if (s != null) {
+      span = null;
+      CachingDownstream c = cache;
+      int answered = c == null ? 0 : c.answeredStatus();
+      Tracing.endRequest(
+          s,
+          route == null ? null : routeLabel(),
+          answered != 0 ? answered : status,
+          answered != 0 && answered < 400 ? null : error,
+          c == null ? null : c.outcome());
     }
   }
 

@@ -47,6 +47,7 @@ public final class Tracing implements AutoCloseable {
   static final AttributeKey<String> BREAKER = AttributeKey.stringKey("parapet.breaker_state");
   static final AttributeKey<String> KIND = AttributeKey.stringKey("parapet.attempt");
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("parapet.outcome");
+  static final AttributeKey<String> CACHE = AttributeKey.stringKey("parapet.cache");
 
   private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
   private static final TextMapGetter<HttpHeaders> GET =
@@ -150,9 +151,17 @@ public final class Tracing implements AutoCloseable {
   }
 
   /** Ends a request span with what the client got (a status of 499: the client left). */
-  static void endRequest(Span span, @Nullable String route, int status, @Nullable String error) {
+  static void endRequest(
+      Span span,
+      @Nullable String route,
+      int status,
+      @Nullable String error,
+      @Nullable String cache) {
     if (route != null) {
       span.setAttribute(ROUTE, route);
+    }
+    if (cache != null) {
+      span.setAttribute(CACHE, cache);
     }
     span.setAttribute(STATUS, (long) status);
     if (error != null) {

@@ -2,9 +2,13 @@ package dev.parapet.proxy.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.cache.Heuristic;
+import dev.parapet.proxy.cache.StaleTrigger;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.server.ProxyServer;
 import dev.parapet.proxy.testing.ProxyFixture;
+import dev.parapet.proxy.testing.RawOrigin;
 import dev.parapet.proxy.testing.TestOrigin;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.common.CompletableResultCode;
@@ -114,6 +118,44 @@ class TracingTest {
     // The origin sees the attempt as its parent, in the peer's trace, sampled as the peer said.
     assertThat(header(origin.seenHeaders.get(0), "traceparent"))
         .isEqualTo("00-" + TRACE + "-" + attempt.getSpanId() + "-01");
+  }
+
+  /** The request span says what the cache did: a miss stored, then a hit. */
+  @Test
+  void theRequestSpanCarriesTheCacheStatus() throws Exception {
+    RawOrigin origin =
+        fx.closeLater(
+            RawOrigin.answering(
+                "HTTP/1.1 200 OK\r\nCache-Control: max-age=60\r\nContent-Length: 5\r\n\r\nhello"));
+    EdgeCache cache =
+        new EdgeCache(
+            ProxyFixture.NAME,
+            new EdgeCache.Settings(
+                64L * 1024 * 1024,
+                Duration.ofSeconds(300),
+                Duration.ZERO,
+                StaleTrigger.UNREACHABLE,
+                new Heuristic(0, 0.10, Duration.ofHours(24).toNanos())),
+            Runnable::run,
+            System::currentTimeMillis,
+            Map.of("/api/", EdgeCache.RouteRules.DEFAULTS));
+    ProxyServer p =
+        fx.proxy()
+            .routes(new Route("/api/", null, "/api/", "api", Duration.ofSeconds(5)))
+            .origins(ProxyFixture.pool("api", origin.address()).build())
+            .cache(cache)
+            .tracing(tracing(Sampler.alwaysOn()))
+            .start();
+    assertThat(fx.get(p.port(), "/api/cached").statusCode()).isEqualTo(200);
+    assertThat(fx.get(p.port(), "/api/cached").statusCode()).isEqualTo(200);
+    fx.closeNow(p);
+
+    List<String> statuses =
+        spans.getFinishedSpanItems().stream()
+            .filter(s -> s.getName().equals("parapet.request"))
+            .map(s -> s.getAttributes().get(Tracing.CACHE))
+            .toList();
+    assertThat(statuses).containsExactly("miss", "hit");
   }
 
   @Test
