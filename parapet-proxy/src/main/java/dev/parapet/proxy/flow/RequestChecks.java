@@ -1,9 +1,13 @@
 package dev.parapet.proxy.flow;
 
+import dev.parapet.proxy.http.ForwardedHeaders;
+import dev.parapet.proxy.http.ProxyError;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.Iterator;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -16,6 +20,50 @@ import org.jspecify.annotations.Nullable;
  * empty Host are refused; they would route, key the cache and reach the origin differently).
  */
 final class RequestChecks {
+  /** Why a request is answered here without being routed: the error and its detail. */
+  record Refusal(ProxyError error, String detail) {}
+
+  /**
+   * A request the codec could not frame, one whose head breaks the rules ({@link #problem}), or one
+   * that came back to this proxy (its name already in {@code Via}); null for any other.
+   */
+  static @Nullable Refusal refusal(HttpRequest request, ProxySettings settings) {
+    if (request.decoderResult().isFailure()) {
+      return new Refusal(ProxyError.BAD_REQUEST, describe(request.decoderResult().cause()));
+    }
+    String invalid = problem(request, settings.maxHeaderFields());
+    if (invalid != null) {
+      return new Refusal(ProxyError.BAD_REQUEST, invalid);
+    }
+    if (ForwardedHeaders.viaContains(request.headers(), settings.name())) {
+      return new Refusal(ProxyError.LOOP_DETECTED, "this proxy is already in Via");
+    }
+    return null;
+  }
+
+  /**
+   * An absolute-form request target (RFC 9112 §3.2.2) that names an http or https authority without
+   * user info and a path, or null when {@code target} is not one.
+   */
+  static @Nullable URI absoluteForm(String target) {
+    URI u;
+    try {
+      u = new URI(target);
+    } catch (URISyntaxException e) {
+      return null;
+    }
+    String scheme = u.getScheme();
+    String authority = u.getRawAuthority();
+    boolean ok =
+        scheme != null
+            && (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+            && authority != null
+            && u.getRawPath() != null
+            && u.getRawUserInfo() == null
+            && isAuthority(authority);
+    return ok ? u : null;
+  }
+
   /** Methods a request may be repeated with (RFC 9110 section 9.2.2): retried or hedged. */
   static final Set<HttpMethod> IDEMPOTENT =
       Set.of(

@@ -27,7 +27,6 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.opentelemetry.api.trace.Span;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -133,17 +132,9 @@ public final class RequestFlow implements CachingDownstream.Resume {
   // The path
 
   private void run() {
-    if (request.decoderResult().isFailure()) {
-      fail(ProxyError.BAD_REQUEST, RequestChecks.describe(request.decoderResult().cause()));
-      return;
-    }
-    String invalid = RequestChecks.problem(request, px.settings.maxHeaderFields());
-    if (invalid != null) {
-      fail(ProxyError.BAD_REQUEST, invalid);
-      return;
-    }
-    if (ForwardedHeaders.viaContains(request.headers(), px.settings.name())) {
-      fail(ProxyError.LOOP_DETECTED, "this proxy is already in Via");
+    RequestChecks.Refusal refused = RequestChecks.refusal(request, px.settings);
+    if (refused != null) {
+      fail(refused.error(), refused.detail());
       return;
     }
     long declared = HttpUtil.getContentLength(request, -1L);
@@ -227,22 +218,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
       path = q < 0 ? target : target.substring(0, q);
       return null;
     }
-    URI u;
-    try {
-      u = new URI(target);
-    } catch (URISyntaxException e) {
-      return "/path or http://host/path";
-    }
-    String scheme = u.getScheme();
-    String authority = u.getRawAuthority();
-    if (scheme == null
-        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-        || authority == null
-        || u.getRawPath() == null
-        || u.getRawUserInfo() != null
-        || !RequestChecks.isAuthority(authority)) {
+    URI u = RequestChecks.absoluteForm(target);
+    if (u == null) {
       return "/path or http://host[:port]/path";
     }
+    String authority = u.getRawAuthority();
     host = authority;
     request.headers().set(HttpHeaderNames.HOST, authority);
     path = u.getRawPath().isEmpty() ? "/" : u.getRawPath();
@@ -589,22 +569,12 @@ public final class RequestFlow implements CachingDownstream.Resume {
     }
   }
 
-  /**
-   * Ends the request's span, with what the client got: the cache's answer when its decorator
-   * replaced this one (a stale copy for an error), and what the cache did.
-   */
+  /** Ends the request's span, with what the client got ({@link Tracing#endRequest}). */
   private void endSpan(int status, @Nullable String error) {
     Span s = span;
+    span = null;
     if (s != null) {
-      span = null;
-      CachingDownstream c = cache;
-      int answered = c == null ? 0 : c.answeredStatus();
-      Tracing.endRequest(
-          s,
-          route == null ? null : routeLabel(),
-          answered != 0 ? answered : status,
-          answered != 0 && answered < 400 ? null : error,
-          c == null ? null : c.outcome());
+      Tracing.endRequest(s, route == null ? null : routeLabel(), status, error, cache);
     }
   }
 

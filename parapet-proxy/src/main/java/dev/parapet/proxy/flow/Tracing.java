@@ -1,5 +1,6 @@
 package dev.parapet.proxy.flow;
 
+import dev.parapet.proxy.cache.CachingDownstream;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -151,17 +152,25 @@ public final class Tracing implements AutoCloseable {
   }
 
   /** Ends a request span with what the client got (a status of 499: the client left). */
+  /**
+   * Ends a request's span with what the client got: the cache's own answer when its decorator
+   * replaced the proxy's (a stale copy for an error), and what the cache did ({@code hit}, …).
+   */
   static void endRequest(
       Span span,
       @Nullable String route,
-      int status,
-      @Nullable String error,
-      @Nullable String cache) {
+      int proxyStatus,
+      @Nullable String proxyError,
+      @Nullable CachingDownstream cache) {
+    int answered = cache == null ? 0 : cache.answeredStatus();
+    int status = answered != 0 ? answered : proxyStatus;
+    @Nullable String error = answered != 0 && answered < 400 ? null : proxyError;
     if (route != null) {
       span.setAttribute(ROUTE, route);
     }
-    if (cache != null) {
-      span.setAttribute(CACHE, cache);
+    @Nullable String outcome = cache == null ? null : cache.outcome();
+    if (outcome != null) {
+      span.setAttribute(CACHE, outcome);
     }
     span.setAttribute(STATUS, (long) status);
     if (error != null) {
