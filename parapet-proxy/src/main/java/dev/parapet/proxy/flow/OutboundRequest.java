@@ -167,7 +167,11 @@ final class OutboundRequest {
         String xff = h.get(X_FORWARDED_FOR);
         h.set(X_FORWARDED_FOR, xff == null ? ip : xff + ", " + ip);
       }
-      h.set(X_FORWARDED_PROTO, client.secure() ? HTTPS : HTTP);
+      // Left from the peer only when it is trusted (an untrusted peer's was stripped): the scheme
+      // the client used at the edge, which an inner tier must pass on rather than its own hop's.
+      if (!h.contains(X_FORWARDED_PROTO)) {
+        h.set(X_FORWARDED_PROTO, client.secure() ? HTTPS : HTTP);
+      }
     }
     fwd.headers().set(DEADLINE, DeadlineHeader.format(usableNanos));
     if (span != null) {

@@ -216,6 +216,8 @@ class TrustBoundaryTest {
     assertThat(seen.header("X-Forwarded-For")).isEqualTo("6.6.6.6, 127.0.0.1");
     assertThat(seen.header("Priority")).isEqualTo("u=0");
     assertThat(seen.header("X-Forwarded-Host")).isEqualTo("evil.example");
+    // the scheme the client used at the edge, not this plain hop's
+    assertThat(seen.header("X-Forwarded-Proto")).isEqualTo("https");
     assertThat(seen.header("X-Request-Id")).isEqualTo("chosen-by-client");
     assertThat(
             raw(
