@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
+import dev.parapet.proxy.testing.TestCertificates;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -46,6 +47,8 @@ class ReleaseArchiveIT {
     assertThat(archive).as("the release archive").isRegularFile();
     run(List.of("tar", "-xzf", archive.toString(), "-C", tmp.toString()), tmp, Map.of(), 0);
     home = tmp.resolve("parapet-" + VERSION);
+    // No key made on the building machine by bin/dev-certs travels in the archive.
+    assertThat(home.resolve("examples/certs")).doesNotExist();
     // A PATH with the launcher's shell tools only: neither mvn nor java is reachable through it.
     bin = Files.createDirectories(tmp.resolve("path"));
     for (String tool : List.of("bash", "env", "dirname", "readlink", "grep", "head", "sed")) {
@@ -57,6 +60,7 @@ class ReleaseArchiveIT {
   @Test
   void holdsTheLauncherTheJarTheExamplesAndTheDocs() {
     assertThat(home.resolve("bin/parapet")).isExecutable();
+    assertThat(home.resolve("bin/dev-certs")).isExecutable();
     assertThat(home.resolve("lib/parapet.jar")).isRegularFile();
     assertThat(home.resolve("README.md")).isRegularFile();
     assertThat(home.resolve("docs/proxy.md")).isRegularFile();
@@ -74,7 +78,10 @@ class ReleaseArchiveIT {
 
   @Test
   void validatesTheExamplesAndRefusesABrokenFile() throws Exception {
-    // docker/parapet.yaml is the configuration the container image starts with.
+    // docker/parapet.yaml is the configuration the container image starts with; edge.yaml's HTTPS
+    // listener reads the certificate bin/dev-certs makes (made here without openssl).
+    Path certs = Files.createDirectories(home.resolve("examples/certs"));
+    TestCertificates.ca("dev CA").issue("edge.test", "localhost").write(certs, "edge");
     for (String example : List.of("connector", "edge", "shield", "docker/parapet")) {
       assertThat(launch(0, "validate", "-c", "examples/" + example + ".yaml"))
           .contains("examples/" + example + ".yaml: ok");

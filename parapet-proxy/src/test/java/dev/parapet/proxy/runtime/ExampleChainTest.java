@@ -6,6 +6,7 @@ import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.ConfigLoader;
 import dev.parapet.proxy.config.ProxyConfig;
+import dev.parapet.proxy.testing.TestCertificates;
 import dev.parapet.proxy.testing.TestOrigin;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -16,16 +17,21 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The three example configurations run as a chain on loopback (edge → shield → connector →
- * origins), exactly as written except for the ports, which are moved to free ones.
+ * origins), exactly as written except for the ports, which are moved to free ones, and the edge's
+ * certificate, made here as {@code bin/dev-certs} would make it.
  */
 class ExampleChainTest {
   private final List<AutoCloseable> running = new ArrayList<>();
@@ -34,6 +40,9 @@ class ExampleChainTest {
   private TestOrigin api;
   private TestOrigin statics;
   private int edgePort;
+  private int edgeTlsPort;
+  private TestCertificates.Ca ca;
+  @TempDir Path dir;
 
   @BeforeEach
   void startChain() throws Exception {
@@ -41,8 +50,13 @@ class ExampleChainTest {
     statics = new TestOrigin();
     running.add(api);
     running.add(statics);
-    int[] ports = freePorts(6); // edge, shield, connector listeners and their admin listeners
+    // edge, shield, connector listeners, their admin listeners, the edge's HTTPS listener
+    int[] ports = freePorts(7);
     edgePort = ports[0];
+    edgeTlsPort = ports[6];
+    ca = TestCertificates.ca("dev CA");
+    Files.createDirectories(dir.resolve("certs"));
+    ca.issue("edge.test", "localhost").write(dir.resolve("certs"), "edge");
     // Start from the origin side so every tier finds the next one listening.
     start("connector.yaml", ports);
     start("shield.yaml", ports);
@@ -65,9 +79,10 @@ class ExampleChainTest {
             .replace("127.0.0.1:9901", "127.0.0.1:" + ports[3])
             .replace("127.0.0.1:9902", "127.0.0.1:" + ports[4])
             .replace("127.0.0.1:9903", "127.0.0.1:" + ports[5])
+            .replace("127.0.0.1:8443", "127.0.0.1:" + ports[6])
             .replace("127.0.0.1:9001", "127.0.0.1:" + api.port())
             .replace("127.0.0.1:9002", "127.0.0.1:" + statics.port());
-    ProxyConfig config = ConfigLoader.parse(yaml, example, Path.of("..", "examples")).config();
+    ProxyConfig config = ConfigLoader.parse(yaml, example, dir).config();
     running.add(ProxyRuntime.start(config, Ticker.system(), RandomSource.seeded(1), 1));
   }
 
@@ -123,5 +138,34 @@ class ExampleChainTest {
         .hasValueSatisfying(v -> assertThat(v).contains("1.1 shield-1", "1.1 edge-1"));
     // and the healthy route behind the same tiers is unaffected
     assertThat(get("/static/ok").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void theEdgeAnswersOverHttpsWithHttp2ByAlpn() throws Exception {
+    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+    trust.load(null, null);
+    trust.setCertificateEntry("ca", ca.certificate());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(null, tmf.getTrustManagers(), null);
+    HttpClient https =
+        HttpClient.newBuilder()
+            .sslContext(tls)
+            .version(HttpClient.Version.HTTP_2)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    HttpResponse<String> r =
+        https.send(
+            HttpRequest.newBuilder(URI.create("https://localhost:" + edgeTlsPort + "/api/items"))
+                .timeout(Duration.ofSeconds(20))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.version()).isEqualTo(HttpClient.Version.HTTP_2);
+    assertThat(r.body()).isEqualTo("hello from origin /api/items");
+    // the tiers behind the edge hear that the client came over HTTPS
+    assertThat(api.seenHeaders.get(0).get("X-forwarded-proto")).containsExactly("https");
   }
 }
