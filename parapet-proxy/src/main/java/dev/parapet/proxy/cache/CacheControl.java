@@ -2,16 +2,14 @@ package dev.parapet.proxy.cache;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The directives of a request's or a response's {@code Cache-Control} (RFC 9111 §5.2, RFC 5861),
- * parsed in one pass over every field line, without substrings except for the field names of a
- * qualified {@code no-cache} or {@code private}.
+ * The directives of a request's or a response's {@code Cache-Control} (RFC 9111 §5.2, RFC 5861), or
+ * of the targeted field that replaces it (RFC 9213), as values. {@link CacheControlParser} reads
+ * them in one pass over every field line.
  *
  * <p>Tolerance (RFC 9111 §5.2: "recipients ought to accept both forms"): directive names are
  * case-insensitive, arguments may be tokens or quoted-strings ({@code max-age="60"}), spaces around
@@ -33,7 +31,7 @@ public final class CacheControl {
   public static final long MAX_DELTA_SECONDS = 2_147_483_648L;
 
   /** No {@code Cache-Control} at all. */
-  public static final CacheControl EMPTY = new Parser().build();
+  public static final CacheControl EMPTY = new CacheControlParser().build();
 
   private final long maxAge;
   private final long sMaxAge;
@@ -46,21 +44,21 @@ public final class CacheControl {
   private final List<String> privateFields;
   private final boolean targeted;
 
-  private static final int NO_STORE = 1;
-  private static final int NO_CACHE = 1 << 1;
-  private static final int NO_CACHE_FIELDS = 1 << 2;
-  private static final int PRIVATE = 1 << 3;
-  private static final int PRIVATE_FIELDS = 1 << 4;
-  private static final int PUBLIC = 1 << 5;
-  private static final int MUST_REVALIDATE = 1 << 6;
-  private static final int PROXY_REVALIDATE = 1 << 7;
-  private static final int ONLY_IF_CACHED = 1 << 8;
-  private static final int MAX_STALE_ANY = 1 << 9;
-  private static final int NO_TRANSFORM = 1 << 10;
-  private static final int IMMUTABLE = 1 << 11;
-  private static final int MUST_UNDERSTAND = 1 << 12;
+  static final int NO_STORE = 1;
+  static final int NO_CACHE = 1 << 1;
+  static final int NO_CACHE_FIELDS = 1 << 2;
+  static final int PRIVATE = 1 << 3;
+  static final int PRIVATE_FIELDS = 1 << 4;
+  static final int PUBLIC = 1 << 5;
+  static final int MUST_REVALIDATE = 1 << 6;
+  static final int PROXY_REVALIDATE = 1 << 7;
+  static final int ONLY_IF_CACHED = 1 << 8;
+  static final int MAX_STALE_ANY = 1 << 9;
+  static final int NO_TRANSFORM = 1 << 10;
+  static final int IMMUTABLE = 1 << 11;
+  static final int MUST_UNDERSTAND = 1 << 12;
 
-  private CacheControl(Parser p) {
+  CacheControl(CacheControlParser p) {
     this.maxAge = p.maxAge;
     this.sMaxAge = p.sMaxAge;
     this.maxStale = p.maxStale;
@@ -108,70 +106,15 @@ public final class CacheControl {
    * Cache-Control}.
    */
   public static CacheControl ofResponse(HttpHeaders headers) {
-    if (headers.contains(PARAPET_CACHE_CONTROL) && validTargeted(headers, PARAPET_CACHE_CONTROL)) {
+    if (headers.contains(PARAPET_CACHE_CONTROL)
+        && CacheControlParser.validTargeted(headers, PARAPET_CACHE_CONTROL)) {
       return of(headers, PARAPET_CACHE_CONTROL, true);
     }
-    if (headers.contains(CDN_CACHE_CONTROL) && validTargeted(headers, CDN_CACHE_CONTROL)) {
+    if (headers.contains(CDN_CACHE_CONTROL)
+        && CacheControlParser.validTargeted(headers, CDN_CACHE_CONTROL)) {
       return of(headers, CDN_CACHE_CONTROL, true);
     }
     return of(headers);
-  }
-
-  /**
-   * A targeted field is a Structured Fields dictionary (RFC 8941 §3.2): keys are lower-case (a-z,
-   * digits, {@code _ - . *}, starting with a letter or {@code *}); an invalid or empty field is
-   * ignored as a whole (RFC 9213 §2.1), so {@code Max-Age=60} does not count.
-   */
-  static boolean validTargeted(HttpHeaders headers, CharSequence name) {
-    boolean any = false;
-    for (String line : headers.getAll(name)) {
-      int i = 0;
-      int n = line.length();
-      boolean expectKey = true;
-      boolean inString = false;
-      while (i < n) {
-        char c = line.charAt(i);
-        if (inString) {
-          if (c == '\\') {
-            i++;
-          } else if (c == '"') {
-            inString = false;
-          }
-        } else if (c == '"') {
-          inString = true;
-        } else if (c == ',') {
-          expectKey = true;
-        } else if (expectKey && c != ' ' && c != '\t') {
-          if (!((c >= 'a' && c <= 'z') || c == '*')) {
-            return false;
-          }
-          int start = i;
-          while (i < n && isKeyChar(line.charAt(i))) {
-            i++;
-          }
-          if (i == start) {
-            return false;
-          }
-          any = true;
-          expectKey = false;
-          continue;
-        }
-        i++;
-      }
-      if (inString) {
-        return false;
-      }
-    }
-    return any;
-  }
-
-  private static boolean isKeyChar(char c) {
-    return (c >= 'a' && c <= 'z')
-        || (c >= '0' && c <= '9')
-        || c == '_'
-        || c == '-'
-        || c == '.'
-        || c == '*';
   }
 
   private static CacheControl of(HttpHeaders headers, CharSequence name, boolean targeted) {
@@ -179,7 +122,7 @@ public final class CacheControl {
     if (!it.hasNext()) {
       return EMPTY;
     }
-    Parser p = new Parser();
+    CacheControlParser p = new CacheControlParser();
     p.targeted = targeted;
     CharSequence first = it.next();
     if (!it.hasNext()) {
@@ -199,7 +142,7 @@ public final class CacheControl {
     if (value == null || value.length() == 0) {
       return EMPTY;
     }
-    Parser p = new Parser();
+    CacheControlParser p = new CacheControlParser();
     p.parse(value);
     return p.build();
   }
@@ -353,256 +296,5 @@ public final class CacheControl {
 
   private static StringBuilder sep(StringBuilder b) {
     return b.isEmpty() ? b : b.append(", ");
-  }
-
-  /** One pass over field values; mutable, confined to one parse. */
-  private static final class Parser {
-    long maxAge = ABSENT;
-    long sMaxAge = ABSENT;
-    long maxStale = ABSENT;
-    long minFresh = ABSENT;
-    long swr = ABSENT;
-    long sie = ABSENT;
-    int flags;
-    boolean targeted;
-    // allocated only when a qualified no-cache / private appears
-    @Nullable List<String> noCacheFields;
-    @Nullable List<String> privateFields;
-
-    CacheControl build() {
-      return new CacheControl(this);
-    }
-
-    void parse(CharSequence s) {
-      int n = s.length();
-      int i = 0;
-      while (i < n) {
-        // Skip separators and whitespace before a directive name.
-        char c = s.charAt(i);
-        if (c == ',' || c == ' ' || c == '\t') {
-          i++;
-          continue;
-        }
-        int nameStart = i;
-        while (i < n && s.charAt(i) != '=' && s.charAt(i) != ',') {
-          i++;
-        }
-        int nameEnd = i;
-        while (nameEnd > nameStart && isOws(s.charAt(nameEnd - 1))) {
-          nameEnd--;
-        }
-        int valueStart = -1;
-        int valueEnd = -1;
-        boolean quoted = false;
-        if (i < n && s.charAt(i) == '=') {
-          i++;
-          while (i < n && isOws(s.charAt(i))) {
-            i++;
-          }
-          if (i < n && s.charAt(i) == '"') {
-            quoted = true;
-            valueStart = ++i;
-            while (i < n && s.charAt(i) != '"') {
-              if (s.charAt(i) == '\\' && i + 1 < n) {
-                i++;
-              }
-              i++;
-            }
-            valueEnd = i;
-            if (i < n) {
-              i++; // closing quote
-            }
-            while (i < n && s.charAt(i) != ',') {
-              i++; // junk after a quoted-string is ignored
-            }
-          } else {
-            valueStart = i;
-            while (i < n && s.charAt(i) != ',') {
-              i++;
-            }
-            valueEnd = i;
-            while (valueEnd > valueStart && isOws(s.charAt(valueEnd - 1))) {
-              valueEnd--;
-            }
-          }
-        }
-        directive(s, nameStart, nameEnd, valueStart, valueEnd, quoted);
-      }
-    }
-
-    private void directive(CharSequence s, int ns, int ne, int vs, int ve, boolean quoted) {
-      boolean hasValue = vs >= 0;
-      switch (ne - ns) {
-        case 6 -> {
-          if (is(s, ns, "public")) {
-            flags |= PUBLIC;
-          }
-        }
-        case 7 -> {
-          if (is(s, ns, "max-age")) {
-            long v = delta(s, vs, ve);
-            maxAge = freshness(maxAge, v);
-          } else if (is(s, ns, "private")) {
-            if (hasValue) {
-              flags |= PRIVATE_FIELDS;
-              if (privateFields == null) {
-                privateFields = new ArrayList<>(2);
-              }
-              fieldNames(s, vs, ve, quoted, privateFields);
-            } else {
-              flags |= PRIVATE;
-            }
-          }
-        }
-        case 8 -> {
-          if (is(s, ns, "no-store")) {
-            flags |= NO_STORE;
-          } else if (is(s, ns, "no-cache")) {
-            if (hasValue) {
-              flags |= NO_CACHE_FIELDS;
-              if (noCacheFields == null) {
-                noCacheFields = new ArrayList<>(2);
-              }
-              fieldNames(s, vs, ve, quoted, noCacheFields);
-            } else {
-              flags |= NO_CACHE;
-            }
-          } else if (is(s, ns, "s-maxage")) {
-            sMaxAge = freshness(sMaxAge, delta(s, vs, ve));
-          }
-        }
-        case 9 -> {
-          if (is(s, ns, "max-stale")) {
-            if (!hasValue) {
-              flags |= MAX_STALE_ANY;
-              maxStale = MAX_DELTA_SECONDS;
-            } else {
-              long v = delta(s, vs, ve);
-              if (v >= 0 && (flags & MAX_STALE_ANY) == 0) {
-                maxStale = maxStale == ABSENT ? v : Math.min(maxStale, v);
-              }
-            }
-          } else if (is(s, ns, "min-fresh")) {
-            long v = delta(s, vs, ve);
-            if (v >= 0) {
-              minFresh = Math.max(minFresh, v);
-            }
-          } else if (is(s, ns, "immutable")) {
-            flags |= IMMUTABLE;
-          }
-        }
-        case 12 -> {
-          if (is(s, ns, "no-transform")) {
-            flags |= NO_TRANSFORM;
-          }
-        }
-        case 14 -> {
-          if (is(s, ns, "only-if-cached")) {
-            flags |= ONLY_IF_CACHED;
-          } else if (is(s, ns, "stale-if-error")) {
-            sie = smaller(sie, delta(s, vs, ve));
-          }
-        }
-        case 15 -> {
-          if (is(s, ns, "must-revalidate")) {
-            flags |= MUST_REVALIDATE;
-          } else if (is(s, ns, "must-understand")) {
-            flags |= MUST_UNDERSTAND;
-          }
-        }
-        case 16 -> {
-          if (is(s, ns, "proxy-revalidate")) {
-            flags |= PROXY_REVALIDATE;
-          }
-        }
-        case 22 -> {
-          if (is(s, ns, "stale-while-revalidate")) {
-            swr = smaller(swr, delta(s, vs, ve));
-          }
-        }
-        default -> {
-          // unknown directive (or extension): ignored, as RFC 9111 §5.2.3 requires
-        }
-      }
-    }
-
-    /**
-     * max-age / s-maxage: the first occurrence counts (§4.2.1: "either the first occurrence should
-     * be used or the response should be considered stale"); an invalid value (-2) is 0, stale at
-     * once (§4.2.1: caches are encouraged to consider invalid freshness information stale).
-     */
-    private static long freshness(long current, long parsed) {
-      if (current != ABSENT) {
-        return current;
-      }
-      return parsed < 0 ? 0 : parsed;
-    }
-
-    /** stale-while-revalidate / stale-if-error: invalid means 0, duplicates keep the smaller. */
-    private static long smaller(long current, long parsed) {
-      long v = parsed < 0 ? 0 : parsed;
-      return current == ABSENT ? v : Math.min(current, v);
-    }
-
-    /** Delta-seconds in s[vs, ve), or -2 when missing or not all digits. */
-    private static long delta(CharSequence s, int vs, int ve) {
-      if (vs < 0 || ve <= vs) {
-        return -2;
-      }
-      long v = 0;
-      for (int i = vs; i < ve; i++) {
-        char c = s.charAt(i);
-        if (c < '0' || c > '9') {
-          return -2;
-        }
-        v = Math.min(MAX_DELTA_SECONDS, v * 10 + (c - '0'));
-      }
-      return v;
-    }
-
-    private static void fieldNames(
-        CharSequence s, int vs, int ve, boolean quoted, List<String> out) {
-      int i = vs;
-      while (i < ve) {
-        char c = s.charAt(i);
-        if (isNameSeparator(c)) {
-          i++;
-          continue;
-        }
-        int start = i;
-        while (i < ve && !isNameSeparator(s.charAt(i))) {
-          i++;
-        }
-        String name = s.subSequence(start, i).toString().toLowerCase(Locale.ROOT);
-        if (!out.contains(name)) {
-          out.add(name);
-        }
-        if (!quoted) {
-          return; // a token argument holds one name only
-        }
-      }
-    }
-
-    private static boolean is(CharSequence s, int from, String lowerName) {
-      for (int k = 0; k < lowerName.length(); k++) {
-        char c = s.charAt(from + k);
-        if (c >= 'A' && c <= 'Z') {
-          c = (char) (c + 32);
-        }
-        if (c != lowerName.charAt(k)) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    /** Field names are tokens: anything else between them is a separator. */
-    private static boolean isNameSeparator(char c) {
-      return c == ',' || c == '"' || c == '\\' || isOws(c);
-    }
-
-    private static boolean isOws(char c) {
-      return c == ' ' || c == '\t';
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.cache;
 
+import io.netty.handler.codec.http.HttpHeaders;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  * response; {@link #toString()} is the field value.
  */
 public final class CacheStatus {
+  static final String FIELD = "Cache-Status";
+
   /** RFC 9211 §2.2 {@code fwd} values. */
   public enum Fwd {
     BYPASS("bypass"),
@@ -145,6 +148,11 @@ public final class CacheStatus {
   public static String append(@Nullable String upstream, CacheStatus ours) {
     String mine = ours.toString();
     return upstream == null || upstream.isBlank() ? mine : upstream.trim() + ", " + mine;
+  }
+
+  /** Appends {@code ours} to the {@code Cache-Status} field of {@code h}. */
+  static void addTo(HttpHeaders h, CacheStatus ours) {
+    h.set(FIELD, append(h.get(FIELD), ours));
   }
 
   /** Writes {@code s} as an sf-token when it is one, else as an sf-string. */

@@ -136,6 +136,12 @@ public final class CachedResponse {
     return tags;
   }
 
+  /** Surrogate keys are for this cache's purges, not for clients: removed from what they get. */
+  static void stripTags(HttpHeaders h) {
+    h.remove(SURROGATE_KEY);
+    h.remove(CACHE_TAG);
+  }
+
   /** Removes {@code Surrogate-Key} and {@code Cache-Tag} from {@code h}; returns their tags. */
   static List<String> takeTags(HttpHeaders h) {
     List<String> sk = h.getAll(SURROGATE_KEY);

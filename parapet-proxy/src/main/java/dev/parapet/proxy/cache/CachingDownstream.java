@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  *     │                                       └WAITER─► WAIT ─ flight ends ─► resume on own loop
  *  head ─ 304 for our conditional ─► merged into the entry, answered from it; origin body dropped
  *       ─ 5xx, stale allowed ──────► answered stale (fwd=stale; detail="stale origin-5xx")
- *       ─ storable ────────────────► body teed into a {@link Recorder} ─► stored, waiters woken
+ *       ─ storable ────────────────► body teed into a {@link StoringTee} ─► stored, waiters woken
  *  error (breaker open, shed, pool limit, timeout, connect error) ─► stale | 504 (must-revalidate)
  *                                                                   | the error, with Cache-Status
  *  reset, clientGone ─► the flight fails; its waiters answer stale, an error, or fetch themselves
@@ -40,6 +40,11 @@ import org.jspecify.annotations.Nullable;
  * invalidates the target and same-host {@code Location} / {@code Content-Location} (RFC 9111 §4.4).
  * A stale serve is a local answer: it records nothing on the breaker; the origin's own 5xx or
  * failure still counts where the exchange records it. Confined to the request's event loop.
+ *
+ * <p>This class holds the request's state ({@link Mode}) and passes the response on; the parts act
+ * on it: {@link CacheLookup} (before the origin), {@link CollapsedWait} (a waiter's wake-up),
+ * {@link OriginHead} (the origin's head), {@link StoringTee} (the body into the store), {@link
+ * StaleIfError} (failures) and {@link StaleOnSlow} (a slow origin).
  */
 public final class CachingDownstream implements Downstream {
   /** What the request does after {@link #lookup}. */
@@ -98,8 +103,6 @@ public final class CachingDownstream implements Downstream {
    */
   public record OriginWait(AdaptiveWait latency, Set<Runnable> waiting, long capNanos) {}
 
-  private static final String CACHE_STATUS = "Cache-Status";
-
   final CacheServices cs;
   final EdgeCache edge;
   final Downstream delegate;
@@ -135,21 +138,12 @@ public final class CachingDownstream implements Downstream {
 
   private Collapser.@Nullable Ticket<CacheKey, CachedResponse> ticket;
   private Collapser.@Nullable Flight<CacheKey, CachedResponse> flight;
-  @Nullable Recorder recorder;
 
-  /**
-   * The head of the response being recorded, held until its first content: {@code Cache-Status}
-   * says {@code stored} only if that content ends the body and the store took it, never as a
-   * promise that a cut-off body or a refused store breaks. The client waits for nothing: the
-   * HTTP/1.1 connection flushes a head with the first content anyway. A response that stops before
-   * (reset, client gone) is {@link Mode#ANSWERED} or {@link Mode#GONE}, so the head is never sent.
-   */
-  @Nullable Held held;
+  /** The storable response being recorded (its head held until its first content), or null. */
+  @Nullable StoringTee tee;
 
   /** The {@code stale_on_slow} timer while it runs. */
   private @Nullable StaleOnSlow slow;
-
-  record Held(HttpResponse head, @Nullable String proxyStatus, CacheStatus status) {}
 
   private CachingDownstream(
       CacheServices cs,
@@ -347,35 +341,36 @@ public final class CachingDownstream implements Downstream {
    */
   void staleOnSlow(FullHttpResponse stale) {
     slow = null;
-    Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
-    Resume r = resume;
-    if (mode == Mode.WAITING && r != null) {
+    Resume r = mode == Mode.WAITING ? resume : null; // a waiter's; a leader answers through this
+    if (r == null && !(mode == Mode.FORWARD && !holdsHead())) {
+      stale.release();
+      return;
+    }
+    cs.count(EdgeCache.Status.STALE);
+    cs.count(EdgeCache.Status.STALE_ON_SLOW);
+    outcome = EdgeCache.Status.STALE;
+    if (r != null) {
       mode = Mode.ANSWERED;
-      if (t != null) {
-        t.cancel();
-      }
-      cs.count(EdgeCache.Status.STALE);
-      cs.count(EdgeCache.Status.STALE_ON_SLOW);
-      outcome = EdgeCache.Status.STALE;
+      leaveFlight();
       r.resume(stale);
-    } else if (mode == Mode.FORWARD && held == null) {
+    } else {
       mode = Mode.DETACHED;
       answeredStatus = stale.status().code();
-      cs.count(EdgeCache.Status.STALE);
-      cs.count(EdgeCache.Status.STALE_ON_SLOW);
-      outcome = EdgeCache.Status.STALE;
       delegate.answer(stale);
-    } else {
-      stale.release();
     }
   }
 
   /** Whether the stale_on_slow timer may still answer: nothing of the origin's has arrived. */
   boolean awaitingOrigin() {
-    return (mode == Mode.WAITING || mode == Mode.FORWARD) && held == null;
+    return (mode == Mode.WAITING || mode == Mode.FORWARD) && !holdsHead();
   }
 
-  private void stopSlowTimer() {
+  private boolean holdsHead() {
+    StoringTee t = tee;
+    return t != null && t.holdsHead();
+  }
+
+  void stopSlowTimer() {
     StaleOnSlow t = slow;
     if (t != null) {
       slow = null;
@@ -410,6 +405,11 @@ public final class CachingDownstream implements Downstream {
       return;
     }
     mode = Mode.FORWARD;
+    leaveFlight();
+  }
+
+  /** A waiter leaves the flight it joined (a wake already on its way does nothing). */
+  private void leaveFlight() {
     Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
     if (t != null && t.role() == Collapser.Role.WAITER) {
       t.cancel();
@@ -419,12 +419,11 @@ public final class CachingDownstream implements Downstream {
   /** The client left. */
   public void clientGone() {
     stopSlowTimer();
-    Mode before = mode;
+    boolean waiting = mode == Mode.WAITING;
     mode = Mode.GONE;
-    recorder = null;
-    Collapser.Ticket<CacheKey, CachedResponse> t = ticket;
-    if (before == Mode.WAITING && t != null) {
-      t.cancel();
+    tee = null;
+    if (waiting) {
+      leaveFlight();
     }
     endFlight(null, FetchFailed.notShared("leader's client left"));
   }
@@ -458,34 +457,11 @@ public final class CachingDownstream implements Downstream {
                   h.get(HttpHeaderNames.LOCATION),
                   h.get(HttpHeaderNames.CONTENT_LOCATION));
         }
-        addStatus(h, cs.status().fwd(fwd).fwdStatus(status));
-        stripTags(h);
+        CacheStatus.addTo(h, cs.status().fwd(fwd).fwdStatus(status));
+        CachedResponse.stripTags(h);
         delegate.head(response, proxyStatus);
       }
-      case DETACHED -> {
-        StaleOnSlow.onHead(this, response);
-        // recorded (the head is then held until its content) or merged; never answered
-        FullHttpResponse none = OriginHead.decide(this, response, proxyStatus);
-        ReferenceCountUtil.release(none);
-        if (held == null) {
-          ReferenceCountUtil.release(response);
-        }
-      }
-      case FORWARD, REFRESH -> {
-        stopSlowTimer();
-        StaleOnSlow.onHead(this, response);
-        FullHttpResponse instead = OriginHead.decide(this, response, proxyStatus);
-        if (instead != null) {
-          ReferenceCountUtil.release(response);
-          answerEarly(instead);
-        } else if (mode == Mode.ANSWERED || mode == Mode.REFETCH) {
-          // a refresh merged a 304, or a 304 we cannot use: nothing to pass on
-          ReferenceCountUtil.release(response);
-        } else if (held == null) {
-          stripTags(response.headers());
-          delegate.head(response, proxyStatus);
-        }
-      }
+      case FORWARD, REFRESH, DETACHED -> OriginHead.pass(this, response, proxyStatus);
       case WAITING, ANSWERED, REFETCH, GONE -> ReferenceCountUtil.release(response);
     }
   }
@@ -497,8 +473,8 @@ public final class CachingDownstream implements Downstream {
    */
   @Override
   public void interim(HttpResponse interim) {
-    if (mode == Mode.BYPASS || (mode == Mode.FORWARD && held == null)) {
-      stripTags(interim.headers());
+    if (mode == Mode.BYPASS || (mode == Mode.FORWARD && !holdsHead())) {
+      CachedResponse.stripTags(interim.headers());
       delegate.interim(interim);
     } else {
       ReferenceCountUtil.release(interim);
@@ -520,39 +496,15 @@ public final class CachingDownstream implements Downstream {
       content.release();
       return;
     }
-    boolean stored = false;
-    Recorder r = recorder;
-    if (r != null) {
-      boolean last = content instanceof LastHttpContent;
-      if (!r.add(content.content())) {
-        recorder = null;
-        endFlight(null, FetchFailed.notShared("larger than the largest object stored"));
-      } else if (last) {
-        recorder = null;
-        CachedResponse e = r.finish(clientHeaders, startNanos, heuristic);
-        if (edge.store().store(requireKey(), e)) {
-          stored = true;
-          cs.count(EdgeCache.Status.STORED);
-          endFlight(e, null);
-        } else {
-          endFlight(null, FetchFailed.notShared("larger than the largest object stored"));
-        }
-      }
+    Downstream client = mode == Mode.DETACHED ? null : delegate; // DETACHED: answered stale
+    StoringTee t = tee;
+    if (t != null) {
+      t.content(content, client);
+    } else if (client != null) {
+      client.content(content);
+    } else {
+      content.release();
     }
-    Held h = held;
-    if (mode == Mode.DETACHED) {
-      held = null;
-      ReferenceCountUtil.release(h == null ? null : h.head());
-      content.release(); // the client was answered stale
-      return;
-    }
-    if (h != null) {
-      held = null;
-      addStatus(h.head().headers(), stored ? h.status().stored() : h.status());
-      stripTags(h.head().headers());
-      delegate.head(h.head(), h.proxyStatus());
-    }
-    delegate.content(content);
   }
 
   @Override
@@ -565,46 +517,17 @@ public final class CachingDownstream implements Downstream {
     delegate.answer(response);
   }
 
-  /**
-   * The request failed before any byte reached the client: a stale copy when allowed, a 504 when
-   * the stored response forbids stale use, else {@code error} as without a cache (with {@code
-   * Cache-Status}).
-   */
+  /** The request failed before any byte reached the client: see {@link StaleIfError#onError}. */
   @Override
   public void error(ProxyError error, String detail, FullHttpResponse response) {
-    stopSlowTimer();
-    if (mode == Mode.GONE || mode == Mode.ANSWERED || mode == Mode.DETACHED) {
-      if (mode == Mode.DETACHED) {
-        recorder = null;
-        endFlight(null, new FetchFailed(StaleTrigger.of(error), error, detail, -1));
-        mode = Mode.ANSWERED;
-      }
-      response.release();
-      return;
-    }
-    StaleTrigger trigger = StaleTrigger.of(error);
-    recorder = null;
-    endFlight(null, new FetchFailed(trigger, error, detail, retryAfter(response)));
-    FullHttpResponse instead =
-        trigger == null || key == null || mode == Mode.BYPASS || mode == Mode.REFRESH
-            ? null
-            : onError(trigger, error, detail, -1, cs.ticker().read());
-    mode = Mode.ANSWERED;
-    if (instead != null) {
-      response.release();
-      answeredStatus = instead.status().code();
-      delegate.answer(instead);
-    } else {
-      addStatus(response.headers(), cs.status().fwd(fwd));
-      delegate.error(error, detail, response);
-    }
+    StaleIfError.onError(this, error, detail, response);
   }
 
   @Override
   public void reset(ProxyError error, String detail) {
     stopSlowTimer();
-    recorder = null;
-    endFlight(null, new FetchFailed(StaleTrigger.of(error), error, detail, -1));
+    tee = null;
+    endFlight(null, FetchFailed.local(error, detail, null));
     if (mode == Mode.DETACHED) {
       mode = Mode.ANSWERED; // the client has its stale answer
     } else if (mode != Mode.ANSWERED && mode != Mode.GONE) {
@@ -636,34 +559,15 @@ public final class CachingDownstream implements Downstream {
     r.refetch(clientHeaders);
   }
 
-  private void answerEarly(FullHttpResponse r) {
+  void answerEarly(FullHttpResponse r) {
     mode = Mode.ANSWERED;
     answeredStatus = r.status().code();
     delegate.answer(r);
   }
 
-  /** The stale-if-error answer for this request, if any (a 504 when it must be revalidated). */
-  @Nullable FullHttpResponse onError(
-      StaleTrigger trigger, @Nullable ProxyError error, String detail, int originStatus, long now) {
-    return StaleIfError.answer(this, trigger, error, detail, originStatus, now);
-  }
-
   /** The stored entry this request validates or may fall back to, if any. */
   @Nullable CachedResponse stale() {
     return stale;
-  }
-
-  /** The seconds of a local answer's {@code Retry-After}, or -1. */
-  private static long retryAfter(FullHttpResponse r) {
-    String v = r.headers().get(HttpHeaderNames.RETRY_AFTER);
-    if (v == null) {
-      return -1;
-    }
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 
   void endFlight(@Nullable CachedResponse value, @Nullable Throwable cause) {
@@ -686,15 +590,5 @@ public final class CachingDownstream implements Downstream {
         outcome = s;
       }
     }
-  }
-
-  /** Surrogate keys are for this cache's purges, not for clients. */
-  private static void stripTags(HttpHeaders h) {
-    h.remove(CachedResponse.SURROGATE_KEY);
-    h.remove(CachedResponse.CACHE_TAG);
-  }
-
-  static void addStatus(HttpHeaders h, CacheStatus s) {
-    h.set(CACHE_STATUS, CacheStatus.append(h.get(CACHE_STATUS), s));
   }
 }

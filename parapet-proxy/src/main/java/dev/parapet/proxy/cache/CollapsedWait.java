@@ -76,14 +76,14 @@ final class CollapsedWait implements Collapser.Waiter<CachedResponse> {
       return;
     }
     if (cause instanceof FetchFailed f && f.trigger != null) {
-      FullHttpResponse answer = request.onError(f.trigger, f.error, f.detail, -1, now);
+      FullHttpResponse answer = StaleIfError.answer(request, f.trigger, f.error, f.detail, -1, now);
       ProxyError error = f.error;
       if (answer == null && error != null) {
         // The leader's answer, Retry-After included (an open breaker's remaining time).
         answer =
             cs.responses()
                 .build(request.delegate.alloc(), error, f.detail, null, f.retryAfterSeconds);
-        CachingDownstream.addStatus(answer.headers(), cs.status().fwd(request.fwd()).collapsed());
+        CacheStatus.addTo(answer.headers(), cs.status().fwd(request.fwd()).collapsed());
       }
       if (answer != null) {
         resume.resume(answer);

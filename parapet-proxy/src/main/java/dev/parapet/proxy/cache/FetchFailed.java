@@ -1,6 +1,8 @@
 package dev.parapet.proxy.cache;
 
 import dev.parapet.proxy.http.ProxyError;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,6 +34,27 @@ final class FetchFailed extends RuntimeException {
     this.error = error;
     this.detail = detail;
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /**
+   * The leader's local error ({@link StaleTrigger#of} tells what it says about the origin), with
+   * the {@code Retry-After} of the answer it got, if any (an open breaker's remaining time).
+   */
+  static FetchFailed local(ProxyError error, String detail, @Nullable FullHttpResponse answer) {
+    return new FetchFailed(StaleTrigger.of(error), error, detail, retryAfter(answer));
+  }
+
+  /** The seconds of a local answer's {@code Retry-After}, or -1. */
+  private static long retryAfter(@Nullable FullHttpResponse r) {
+    String v = r == null ? null : r.headers().get(HttpHeaderNames.RETRY_AFTER);
+    if (v == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** A failure that says nothing about the origin: the waiters fetch for themselves. */

@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.util.ReferenceCountUtil;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,17 +12,46 @@ import org.jspecify.annotations.Nullable;
  * background refresh, or a request answered stale before a slow origin): merge a 304 for its own
  * conditional (§4.3.4) — or, when the 304 names a representation it does not hold, drop the entry
  * and send the request again in full; update the stored entry from a HEAD (§4.3.5); answer a 5xx
- * with a stale copy when stale-if-error allows; tee a storable response into a {@link Recorder},
- * holding its head until its first content; and mark keys whose responses cannot be shared.
+ * with a stale copy when stale-if-error allows; start the {@link StoringTee} of a storable
+ * response; and mark keys whose responses cannot be shared.
  */
 final class OriginHead {
   private OriginHead() {}
 
   /**
+   * The origin's response head reaches {@code c} (looked up, a refresh, or detached): answered
+   * instead, dropped (a refresh's merge, a 304 to send again), held by the tee into storage, or
+   * passed on. A detached request records or merges and never answers: the client has its stale
+   * copy.
+   */
+  static void pass(CachingDownstream c, HttpResponse response, @Nullable String proxyStatus) {
+    boolean detached = c.mode == CachingDownstream.Mode.DETACHED;
+    c.stopSlowTimer();
+    StaleOnSlow.onHead(c, response);
+    FullHttpResponse instead = decide(c, response, proxyStatus);
+    if (detached) {
+      ReferenceCountUtil.release(instead);
+      if (c.tee == null) {
+        ReferenceCountUtil.release(response);
+      }
+    } else if (instead != null) {
+      ReferenceCountUtil.release(response);
+      c.answerEarly(instead);
+    } else if (c.mode == CachingDownstream.Mode.ANSWERED
+        || c.mode == CachingDownstream.Mode.REFETCH) {
+      // a refresh merged a 304, or a 304 we cannot use: nothing to pass on
+      ReferenceCountUtil.release(response);
+    } else if (c.tee == null) {
+      CachedResponse.stripTags(response.headers());
+      c.delegate.head(response, proxyStatus);
+    }
+  }
+
+  /**
    * The origin's response head: an answer to write instead (a merged 304, a stale copy), or null to
    * forward it — with {@code Cache-Status} added, or teed and held when storable.
    */
-  static @Nullable FullHttpResponse decide(
+  private static @Nullable FullHttpResponse decide(
       CachingDownstream c, HttpResponse response, @Nullable String proxyStatus) {
     long now = c.cs.ticker().read();
     int status = response.status().code();
@@ -70,7 +100,9 @@ final class OriginHead {
     if (trigger != null) {
       c.endFlight(null, new FetchFailed(trigger, null, "origin answered " + status, -1));
       FullHttpResponse r =
-          background ? null : c.onError(trigger, null, "origin answered " + status, status, now);
+          background
+              ? null
+              : StaleIfError.answer(c, trigger, null, "origin answered " + status, status, now);
       if (r != null) {
         return r;
       }
@@ -87,19 +119,19 @@ final class OriginHead {
       // A 5xx the origin did not mark storable: forwarded; its key stays collapsed (an erroring
       // origin is the one that most needs its misses collapsed).
       c.countUnlessBackground(EdgeCache.Status.MISS);
-      CachingDownstream.addStatus(headers, s);
+      CacheStatus.addTo(headers, s);
       return null;
     }
     if (verdict.isStorable() && declared <= max) {
-      c.recorder = new Recorder(status, headers.copy(), now, wall, max, declared);
+      Recorder r = new Recorder(status, headers.copy(), now, wall, max, declared);
+      c.tee = new StoringTee(c, r, response, proxyStatus, s);
       c.edge.clearPass(k);
-      c.held = new CachingDownstream.Held(response, proxyStatus, s);
     } else {
       if (!c.head && !background && status != 206) {
         c.edge.markPass(k); // (a 206 answers a Range; the full response may well be shareable)
       }
       c.endFlight(null, FetchFailed.notShared("not shareable: " + verdict));
-      CachingDownstream.addStatus(headers, s);
+      CacheStatus.addTo(headers, s);
     }
     c.countUnlessBackground(EdgeCache.Status.MISS);
     return null;

@@ -17,6 +17,49 @@ final class StaleIfError {
   private StaleIfError() {}
 
   /**
+   * Request {@code c} failed before any byte reached its client ({@code response} is the proxy's
+   * own answer for {@code error}): its flight fails with the error, and the client gets a stale
+   * copy when allowed, a 504 when the stored response forbids stale use, else {@code response} as
+   * without a cache (with {@code Cache-Status}). Unsafe methods and refreshes are never answered
+   * stale; a request already answered (stale before a slow origin, among others) gets nothing more.
+   */
+  static void onError(
+      CachingDownstream c, ProxyError error, String detail, FullHttpResponse response) {
+    c.stopSlowTimer();
+    CachingDownstream.Mode mode = c.mode;
+    if (mode == CachingDownstream.Mode.GONE
+        || mode == CachingDownstream.Mode.ANSWERED
+        || mode == CachingDownstream.Mode.DETACHED) {
+      if (mode == CachingDownstream.Mode.DETACHED) {
+        c.tee = null;
+        c.endFlight(null, FetchFailed.local(error, detail, null));
+        c.mode = CachingDownstream.Mode.ANSWERED;
+      }
+      response.release();
+      return;
+    }
+    FetchFailed failed = FetchFailed.local(error, detail, response);
+    StaleTrigger trigger = failed.trigger;
+    c.tee = null;
+    c.endFlight(null, failed);
+    FullHttpResponse instead =
+        trigger == null
+                || c.key == null
+                || mode == CachingDownstream.Mode.BYPASS
+                || mode == CachingDownstream.Mode.REFRESH
+            ? null
+            : answer(c, trigger, error, detail, -1, c.cs.ticker().read());
+    if (instead != null) {
+      response.release();
+      c.answerEarly(instead);
+    } else {
+      c.mode = CachingDownstream.Mode.ANSWERED;
+      CacheStatus.addTo(response.headers(), c.cs.status().fwd(c.fwd));
+      c.delegate.error(error, detail, response);
+    }
+  }
+
+  /**
    * The answer for request {@code c} when its origin could not give a fresh one: a stale copy, a
    * fresh one another request stored meanwhile, a 504 when the stored response must be revalidated,
    * or null (answer as without a cache).
@@ -84,7 +127,7 @@ final class StaleIfError {
               .build(
                   c.alloc(), error, detail + "; the stored response must be revalidated", null, -1);
       r.setStatus(HttpResponseStatus.GATEWAY_TIMEOUT);
-      CachingDownstream.addStatus(r.headers(), cs.status().fwd(CacheStatus.Fwd.STALE));
+      CacheStatus.addTo(r.headers(), cs.status().fwd(CacheStatus.Fwd.STALE));
       return r;
     }
     return null;

@@ -91,7 +91,7 @@ final class StaleOnSlow {
    */
   static void onHead(CachingDownstream c, HttpResponse head) {
     CachingDownstream.OriginWait o = c.originWait;
-    if (o == null || !lastMemberIsStale(head.headers().get("Cache-Status"))) {
+    if (o == null || !lastMemberIsStale(head.headers().get(CacheStatus.FIELD))) {
       return;
     }
     if (o.latency().onOverdue(c.cs.ticker().read())) {

@@ -82,7 +82,7 @@ final class StoredAnswers {
     if (withAge) {
       h.set(HttpHeaderNames.AGE, Long.toString(e.ageSeconds(now)));
     }
-    CachingDownstream.addStatus(h, s);
+    CacheStatus.addTo(h, s);
     return r;
   }
 
@@ -96,7 +96,7 @@ final class StoredAnswers {
                 "only-if-cached and no usable stored response",
                 null,
                 -1);
-    CachingDownstream.addStatus(r.headers(), s);
+    CacheStatus.addTo(r.headers(), s);
     return r;
   }
 }
