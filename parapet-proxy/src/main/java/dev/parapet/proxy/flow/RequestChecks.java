@@ -5,6 +5,7 @@ import dev.parapet.proxy.http.ProxyError;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -24,8 +25,9 @@ final class RequestChecks {
   record Refusal(ProxyError error, String detail) {}
 
   /**
-   * A request the codec could not frame, one whose head breaks the rules ({@link #problem}), or one
-   * that came back to this proxy (its name already in {@code Via}); null for any other.
+   * A request the codec could not frame, one whose head breaks the rules ({@link #problem}), one
+   * that came back to this proxy (its name already in {@code Via}), or one whose Content-Length is
+   * over the body limit; null for any other.
    */
   static @Nullable Refusal refusal(HttpRequest request, ProxySettings settings) {
     if (request.decoderResult().isFailure()) {
@@ -37,6 +39,12 @@ final class RequestChecks {
     }
     if (ForwardedHeaders.viaContains(request.headers(), settings.name())) {
       return new Refusal(ProxyError.LOOP_DETECTED, "this proxy is already in Via");
+    }
+    long declared = HttpUtil.getContentLength(request, -1L);
+    if (declared > settings.maxBodyBytes()) {
+      return new Refusal(
+          ProxyError.BODY_TOO_LARGE,
+          "Content-Length " + declared + " (expected: <= " + settings.maxBodyBytes() + ")");
     }
     return null;
   }

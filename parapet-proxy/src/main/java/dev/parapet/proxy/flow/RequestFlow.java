@@ -13,12 +13,10 @@ import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ForwardedHeaders;
 import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.http1.HeaderList;
-import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginPool;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
@@ -26,7 +24,6 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.opentelemetry.api.trace.Span;
-import java.net.URI;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -57,6 +54,9 @@ public final class RequestFlow implements CachingDownstream.Resume {
 
   private static final AsciiString DEADLINE = HeaderList.token(DeadlineHeader.NAME);
 
+  /** Where a request goes until its target is read. */
+  private static final RequestTarget UNPARSED = new RequestTarget(null, "/", "/");
+
   /** Where the request is, as the client sees it. */
   private enum State {
     /** Its head is being looked at. */
@@ -73,26 +73,17 @@ public final class RequestFlow implements CachingDownstream.Resume {
   private final Downstream client;
   private final Client from;
   private final HttpRequest request;
-  private final String method;
-  private final String target;
-  private final long startNanos;
+  private final RequestRecord record;
   private final boolean background;
-  private final long requestId;
-  private String requestIdText;
-  private boolean adoptedId;
-  private @Nullable Span span;
   private Downstream down;
   private State state = State.NEW;
-  private @Nullable String host;
-  private String path = "/";
-  private String originForm = "/";
+  private RequestTarget where = UNPARSED;
   private @Nullable Route route;
   private @Nullable OriginPool pool;
   private long expiresAtNanos;
   private int priority;
   private boolean hasBody;
   private long bodyBytes;
-  private int attempts;
   private @Nullable CachingDownstream cache;
   private @Nullable Exchange exchange;
   private @Nullable ScheduledFuture<?> waitTimer;
@@ -112,12 +103,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
     this.down = client;
     this.from = from;
     this.request = request;
-    this.method = request.method().name();
-    this.target = request.uri();
-    this.startNanos = startNanos;
+    this.record = new RequestRecord(px, from, request, startNanos, background);
     this.background = background;
-    this.requestId = px.requestIds.next();
-    this.requestIdText = RequestIds.format(requestId);
   }
 
   /** Runs a client's request that just arrived; what it answers goes to {@code client}. */
@@ -137,32 +124,27 @@ public final class RequestFlow implements CachingDownstream.Resume {
       fail(refused.error(), refused.detail());
       return;
     }
-    long declared = HttpUtil.getContentLength(request, -1L);
-    if (declared > px.settings.maxBodyBytes()) {
-      fail(
-          ProxyError.BODY_TOO_LARGE,
-          "Content-Length " + declared + " (expected: <= " + px.settings.maxBodyBytes() + ")");
-      return;
-    }
-    hasBody = HttpUtil.isTransferEncodingChunked(request) || declared > 0;
-    String badTarget = parseTarget();
-    if (badTarget != null) {
+    hasBody =
+        HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, -1L) > 0;
+    RequestTarget t = RequestTarget.of(request, record.target());
+    if (t == null) {
       fail(
           ProxyError.BAD_REQUEST,
-          "request target : '" + RequestChecks.clip(target) + "' (expected: " + badTarget + ")");
+          "request target : '"
+              + RequestChecks.clip(record.target())
+              + "' (expected: "
+              + RequestTarget.expected(record.target())
+              + ")");
       return;
     }
+    where = t;
     if (!from.trustedBy(px.trustedPeers)) {
       // Before anything reads them: the deadline and priority below, the cache's Vary, the origin.
       ForwardedHeaders.stripInternalSignals(request.headers(), px.priorities.header());
     }
-    identify();
-    if (px.tracing.enabled()) {
-      span =
-          px.tracing.startRequest(
-              request.headers(), from.trustedBy(px.trustedPeers), method, path, requestIdText);
-    }
-    Route r = px.routes.match(host, path);
+    record.identify(request);
+    record.startSpan(request, t.path());
+    Route r = px.routes.match(t.host(), t.path());
     if (r == null) {
       fail(ProxyError.NO_ROUTE, "no route for this host and path");
       return;
@@ -178,56 +160,12 @@ public final class RequestFlow implements CachingDownstream.Resume {
     long incoming = DeadlineHeader.parseNanos(request.headers().get(DEADLINE));
     expiresAtNanos =
         Deadline.expiresAt(
-            DeadlinePolicy.requestBudgetNanos(r.timeout().toNanos(), incoming), startNanos);
+            DeadlinePolicy.requestBudgetNanos(r.timeout().toNanos(), incoming),
+            record.startNanos());
     priority = px.priorities.classOf(r.priority(), request.headers().get(px.priorities.header()));
-    if (!consultCache(false, startNanos)) {
-      proceed(startNanos);
+    if (!consultCache(false, record.startNanos())) {
+      proceed(record.startNanos());
     }
-  }
-
-  /**
-   * The request's {@code X-Request-Id}: a trusted peer's is adopted (an untrusted peer's was just
-   * stripped), otherwise the generated one is set, so the origin, the access log, a problem+json
-   * answer and a breaker transition this request causes all name the same id.
-   */
-  private void identify() {
-    String incoming = request.headers().get(RequestIds.HEADER);
-    if (incoming != null && px.requestIds.adopt(requestId, incoming)) {
-      adoptedId = true;
-      requestIdText = incoming;
-    } else {
-      request.headers().set(RequestIds.HEADER, requestIdText);
-    }
-  }
-
-  /**
-   * Host, path and origin-form target from an origin-form or absolute-form request target; what was
-   * expected when the target is neither. An absolute-form target's authority replaces the Host
-   * field (RFC 9112 §3.2.2), so the route, the cache key and the Host the origin sees are always
-   * the same authority: otherwise {@code GET http://victim/page} with {@code Host: attacker} would
-   * be stored under victim's key with attacker's content.
-   */
-  private @Nullable String parseTarget() {
-    if (target.indexOf('#') >= 0) {
-      return "no fragment: a client does not send one"; // RFC 9112 §3.2
-    }
-    if (target.startsWith("/")) {
-      host = request.headers().get(HttpHeaderNames.HOST);
-      originForm = target;
-      int q = target.indexOf('?');
-      path = q < 0 ? target : target.substring(0, q);
-      return null;
-    }
-    URI u = RequestChecks.absoluteForm(target);
-    if (u == null) {
-      return "/path or http://host[:port]/path";
-    }
-    String authority = u.getRawAuthority();
-    host = authority;
-    request.headers().set(HttpHeaderNames.HOST, authority);
-    path = u.getRawPath().isEmpty() ? "/" : u.getRawPath();
-    originForm = path + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
-    return null;
   }
 
   /**
@@ -245,8 +183,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
             client,
             request,
             r.id(),
-            host,
-            originForm,
+            where.host(),
+            where.originForm(),
             from.secure(),
             hasBody,
             noCollapse,
@@ -311,7 +249,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
     }
     OutboundRequest out =
         new OutboundRequest(
-            request, originForm, replayable(), from, px.viaMember(request.protocolVersion()));
+            request,
+            where.originForm(),
+            replayable(),
+            from,
+            px.viaMember(request.protocolVersion()));
     Exchange ex =
         new Exchange(
             this, out, priority, background ? RequestKind.STALE_REFRESH : RequestKind.ORDINARY);
@@ -438,7 +380,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
     Exchange ex = exchange;
     if (state == State.FORWARDING && ex != null && !ex.phase().isOver()) {
       ex.clientGone(now);
-      px.metrics.requestForwarded(route().id(), Outcome.CLIENT_CANCELLED, now - startNanos);
+      px.metrics.requestForwarded(
+          route().id(), Outcome.CLIENT_CANCELLED, now - record.startNanos());
       log(AccessLog.CLIENT_CLOSED, null, now);
     }
     answered();
@@ -490,24 +433,22 @@ public final class RequestFlow implements CachingDownstream.Resume {
     answered();
     releaseClientSlot();
     long now = px.ticker.read();
-    Span held = span; // ended once the cache's decorator has decided what the client gets
-    span = null;
     if (background) {
-      backgroundEnded();
+      record.backgroundEnded();
     } else {
-      px.metrics.requestLocal(routeLabel(), error.ordinal(), now - startNanos);
-      log(error.status().code(), error.name(), now);
+      px.metrics.requestLocal(
+          RequestRecord.label(route), error.ordinal(), now - record.startNanos());
+      // The span ends once the cache's decorator has decided what the client gets.
+      record.log(error.status().code(), error.name(), now, route, cache, true);
     }
     FullHttpResponse r =
-        px.responses.build(client.alloc(), error, detail, scope, retryAfterSeconds, requestIdText);
+        px.responses.build(
+            client.alloc(), error, detail, scope, retryAfterSeconds, record.idText());
     if (capacity != null) {
       r.headers().set(CAPACITY_HEADER, capacity);
     }
     down.error(error, detail, r);
-    if (held != null) {
-      span = held;
-      endSpan(error.status().code(), error.name());
-    }
+    record.endSpan(error.status().code(), error.name(), route, cache);
   }
 
   /**
@@ -519,10 +460,10 @@ public final class RequestFlow implements CachingDownstream.Resume {
     releaseClientSlot(); // before the client sees the end: its next request may come on another
     // loop
     if (background) {
-      backgroundEnded();
+      record.backgroundEnded();
       return;
     }
-    px.metrics.requestForwarded(route().id(), outcome, now - startNanos);
+    px.metrics.requestForwarded(route().id(), outcome, now - record.startNanos());
     px.metrics.originResponse(route().id(), status);
     CachingDownstream c = cache;
     int answered = c == null ? 0 : c.answeredStatus();
@@ -533,10 +474,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
 
   /** The exchange started attempt number {@code n}. */
   void attemptStarted(int n) {
-    attempts = n;
-    if (background && n == 1) {
-      px.cacheServices.count(dev.parapet.proxy.cache.EdgeCache.Status.REFRESH);
-    }
+    record.attemptStarted(n);
   }
 
   private void releaseClientSlot() {
@@ -548,39 +486,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
   }
 
   private void log(int status, @Nullable String error, long now) {
-    if (adoptedId) {
-      adoptedId = false;
-      px.requestIds.release(requestId);
-    }
-    endSpan(status, error);
-    AccessLog log = px.accessLog;
-    if (log != null && !background) {
-      log.record(
-          System.currentTimeMillis(),
-          routeLabel(),
-          method,
-          target,
-          status,
-          now - startNanos,
-          attempts,
-          error,
-          from.ip(),
-          requestIdText);
-    }
-  }
-
-  /** Ends the request's span, with what the client got ({@link Tracing#endRequest}). */
-  private void endSpan(int status, @Nullable String error) {
-    Span s = span;
-    span = null;
-    if (s != null) {
-      Tracing.endRequest(s, route == null ? null : routeLabel(), status, error, cache);
-    }
-  }
-
-  private String routeLabel() {
-    Route r = route;
-    return r == null ? ProxyMetrics.NO_ROUTE : r.id();
+    record.log(status, error, now, route, cache, false);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -604,8 +510,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
     f.down = c;
     f.route = route;
     f.pool = pool;
-    f.originForm = request.uri();
-    f.path = refresh.path();
+    f.where = new RequestTarget(null, refresh.path(), request.uri());
     f.priority = 4;
     long budget = pool.settings().timeout().toNanos() + px.deadlines.reserveNanos();
     f.expiresAtNanos = Deadline.expiresAt(budget, now);
@@ -618,24 +523,17 @@ public final class RequestFlow implements CachingDownstream.Resume {
     f.proceed(now);
   }
 
-  private void backgroundEnded() {
-    if (attempts == 0) {
-      px.cacheServices.count(dev.parapet.proxy.cache.EdgeCache.Status.REFRESH_SKIPPED);
-    }
-    px.cache.backgroundDone();
-  }
-
   // ---------------------------------------------------------------------------------------------
   // What the exchange reads
 
   /** The request's span while it is traced, else null. */
   @Nullable Span span() {
-    return span;
+    return record.span();
   }
 
   /** The core's number for this request (breaker permits, transition events). */
   long requestId() {
-    return requestId;
+    return record.requestId();
   }
 
   Downstream downstream() {
@@ -662,14 +560,14 @@ public final class RequestFlow implements CachingDownstream.Resume {
     return p;
   }
 
-  /** The request path: the ring-hash key. */
   /** The request's headers (as forwarded, after the trust boundary's rewriting). */
   HttpHeaders headers() {
     return request.headers();
   }
 
+  /** The request path: the ring-hash key. */
   String path() {
-    return path;
+    return where.path();
   }
 
   long expiresAtNanos() {

@@ -2,15 +2,12 @@ package dev.parapet.proxy.http1;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DateFormatter;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Calendar;
 import java.util.Collections;
 import java.util.Date;
 import java.util.Iterator;
@@ -244,15 +241,7 @@ public final class HeaderList extends HttpHeaders {
   /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
   private @Nullable Long number(CharSequence name, long min, long max) {
     CharSequence v = first(name);
-    if (v == null) {
-      return null;
-    }
-    try {
-      long n = Long.parseLong(v, 0, v.length(), 10);
-      return n >= min && n <= max ? n : null;
-    } catch (NumberFormatException e) {
-      return null;
-    }
+    return v == null ? null : FieldValues.decimal(v, min, max);
   }
 
   @Override
@@ -408,39 +397,17 @@ public final class HeaderList extends HttpHeaders {
   }
 
   /**
-   * Whether a {@code name} field lists {@code value} (elements between commas, whitespace around
-   * them ignored), compared in place. Not Netty's list matching, which trims with {@code
-   * AsciiString.trim}: that compares signed bytes, so it strips obs-text (bytes from 0x80) off the
-   * ends of a received value as if it were whitespace (byte 0xFF then {@code close} would list
-   * close).
+   * Whether a {@code name} field lists {@code value}, compared in place ({@link
+   * FieldValues#lists}).
    */
   @Override
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      CharSequence v = value(i);
-      int end = -1;
-      while (end < v.length()) {
-        int start = end + 1;
-        end = AsciiString.indexOf(v, ',', start);
-        end = end < 0 ? v.length() : end;
-        int e = end;
-        while (start < e && isOws(v.charAt(start))) {
-          start++;
-        }
-        while (e > start && isOws(v.charAt(e - 1))) {
-          e--;
-        }
-        if (e - start == value.length()
-            && AsciiString.regionMatches(v, ignoreCase, start, value, 0, e - start)) {
-          return true;
-        }
+      if (FieldValues.lists(value(i), value, ignoreCase)) {
+        return true;
       }
     }
     return false;
-  }
-
-  private static boolean isOws(char c) {
-    return c == ' ' || c == '\t';
   }
 
   /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
@@ -465,64 +432,13 @@ public final class HeaderList extends HttpHeaders {
   // --- writes (validated like Netty's headers: a token name, a value without CR, LF or NUL)
 
   /**
-   * Names already checked: the fields a proxy sets on every message (Via, the forwarding fields,
-   * the deadline, framing), compared by identity so that each set does not check its constant name
-   * again (that check was a few percent of the event loop's own time). Copy on write; only {@link
-   * #token} adds to it, a handful of times per process.
-   */
-  private static volatile AsciiString[] tokens = {
-    HttpHeaderNames.VIA,
-    HttpHeaderNames.TRANSFER_ENCODING,
-    HttpHeaderNames.CONNECTION,
-    HttpHeaderNames.CONTENT_LENGTH,
-  };
-
-  /**
    * A header name for constants: checked to be a token once, here, and recognized by identity
-   * afterwards, so that setting it does not check it again.
+   * afterwards, so that setting it does not check it again ({@link FieldNames#token}).
    *
    * @throws IllegalArgumentException if {@code name} is not a token
    */
   public static AsciiString token(String name) {
-    AsciiString t = AsciiString.cached(name);
-    checkedName(t);
-    synchronized (HeaderList.class) {
-      AsciiString[] all = tokens;
-      AsciiString[] more = Arrays.copyOf(all, all.length + 1);
-      more[all.length] = t;
-      tokens = more;
-    }
-    return t;
-  }
-
-  private static CharSequence checkedName(CharSequence name) {
-    for (AsciiString t : tokens) {
-      if (t == name) {
-        return name;
-      }
-    }
-    if (name.length() == 0 || HttpHeaderValidationUtil.validateToken(name) >= 0) {
-      throw new IllegalArgumentException("a header name with an invalid character: " + name);
-    }
-    return name;
-  }
-
-  private static CharSequence checkedValue(@Nullable Object value) {
-    if (value == null) {
-      throw new NullPointerException("value");
-    }
-    CharSequence v =
-        value instanceof CharSequence cs
-            ? cs
-            : value instanceof Date d
-                ? DateFormatter.format(d)
-                : value instanceof Calendar c
-                    ? DateFormatter.format(c.getTime())
-                    : value.toString();
-    if (HttpHeaderValidationUtil.validateValidHeaderValue(v) >= 0) {
-      throw new IllegalArgumentException("a header value with an invalid character: " + v);
-    }
-    return v;
+    return FieldNames.token(name);
   }
 
   @Override
@@ -532,7 +448,7 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public HttpHeaders add(CharSequence name, Object value) {
-    append(checkedName(name), checkedValue(value));
+    append(FieldNames.checked(name), FieldValues.checked(value));
     return this;
   }
 
@@ -543,9 +459,9 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public HttpHeaders add(CharSequence name, Iterable<?> values) {
-    CharSequence n = checkedName(name);
+    CharSequence n = FieldNames.checked(name);
     for (Object v : values) {
-      append(n, checkedValue(v));
+      append(n, FieldValues.checked(v));
     }
     return this;
   }
@@ -567,8 +483,8 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public HttpHeaders set(CharSequence name, Object value) {
-    CharSequence n = checkedName(name);
-    CharSequence v = checkedValue(value);
+    CharSequence n = FieldNames.checked(name);
+    CharSequence v = FieldValues.checked(value);
     remove(n);
     append(n, v);
     return this;
@@ -581,7 +497,7 @@ public final class HeaderList extends HttpHeaders {
 
   @Override
   public HttpHeaders set(CharSequence name, Iterable<?> values) {
-    remove(checkedName(name));
+    remove(FieldNames.checked(name));
     return add(name, values);
   }
 

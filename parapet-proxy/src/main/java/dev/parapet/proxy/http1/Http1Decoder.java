@@ -3,9 +3,7 @@ package dev.parapet.proxy.http1;
 import static dev.parapet.proxy.http1.ByteScan.indexOfColon;
 import static dev.parapet.proxy.http1.ByteScan.indexOfControl;
 import static dev.parapet.proxy.http1.ByteScan.isControl;
-import static dev.parapet.proxy.http1.ByteScan.isDigit;
 import static dev.parapet.proxy.http1.ByteScan.isOws;
-import static dev.parapet.proxy.http1.ByteScan.sameBytes;
 import static dev.parapet.proxy.http1.ByteScan.text;
 
 import io.netty.buffer.ByteBuf;
@@ -19,19 +17,13 @@ import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValidationUtil;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP/1.1 message decoder both sides of the proxy share (RFC 9112): a head copied once, whose
@@ -53,58 +45,6 @@ import org.jspecify.annotations.Nullable;
  * repaired guesses.
  */
 public abstract class Http1Decoder extends ByteToMessageDecoder {
-  /** Header names seen in most requests and responses, in the two spellings they come in. */
-  private static final String[] COMMON_NAMES = {
-    "Accept",
-    "Accept-Encoding",
-    "Accept-Language",
-    "Accept-Ranges",
-    "Age",
-    "Authorization",
-    "Cache-Control",
-    "Connection",
-    "Content-Encoding",
-    "Content-Length",
-    "Content-Type",
-    "Cookie",
-    "Date",
-    "ETag",
-    "Expires",
-    "Host",
-    "If-Modified-Since",
-    "If-None-Match",
-    "Keep-Alive",
-    "Last-Modified",
-    "Location",
-    "Origin",
-    "Referer",
-    "Retry-After",
-    "Server",
-    "Set-Cookie",
-    "Transfer-Encoding",
-    "User-Agent",
-    "Vary",
-    "Via",
-    "Proxy-Status",
-    "Content-Range",
-    "Content-Language",
-    "Content-Disposition",
-    "Access-Control-Allow-Origin",
-    "Strict-Transport-Security",
-    "X-Content-Type-Options",
-    "X-Forwarded-For",
-    "X-Forwarded-Proto",
-    "X-Frame-Options",
-    "Link",
-    "Parapet-Deadline",
-  };
-
-  /**
-   * {@link #COMMON_NAMES} and their lowercase forms by length, then by first byte (mostly one
-   * candidate each): a name is looked up with a compare or two, not a scan.
-   */
-  private static final AsciiString[][][] NAMES = names();
-
   static final byte[] HTTP_1_1_BYTES = "HTTP/1.1".getBytes(StandardCharsets.US_ASCII);
   static final byte[] HTTP_1_0_BYTES = "HTTP/1.0".getBytes(StandardCharsets.US_ASCII);
 
@@ -160,24 +100,6 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     this.maxChunkSize = maxChunkSize;
     this.request = request;
     this.what = request ? "request" : "response";
-  }
-
-  private static AsciiString[][][] names() {
-    int longest = 0;
-    for (String n : COMMON_NAMES) {
-      longest = Math.max(longest, n.length());
-    }
-    AsciiString[][][] out = new AsciiString[longest + 1][128][];
-    for (String name : COMMON_NAMES) {
-      for (String n : new String[] {name, name.toLowerCase(Locale.ROOT)}) {
-        AsciiString[] before = out[n.length()][n.charAt(0)];
-        AsciiString[] after =
-            before == null ? new AsciiString[1] : Arrays.copyOf(before, before.length + 1);
-        after[after.length - 1] = AsciiString.cached(n);
-        out[n.length()][n.charAt(0)] = after;
-      }
-    }
-    return out;
   }
 
   /**
@@ -395,7 +317,7 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
       while (nameEnd > pos && isOws(b[nameEnd - 1])) {
         nameEnd--; // RFC 9112 §5.1: whitespace before the colon is removed by a proxy
       }
-      AsciiString name = name(b, pos, nameEnd - pos);
+      AsciiString name = FieldNames.received(b, pos, nameEnd - pos);
       boolean verbatim = nameEnd == colon;
       j = colon + 1;
       while (isOws(b[j])) {
@@ -498,119 +420,6 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
             ? LastHttpContent.EMPTY_LAST_CONTENT
             : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, trailers));
     return true;
-  }
-
-  /** The name's constant if it is a common one, else a checked view of its bytes. */
-  static AsciiString name(byte[] b, int start, int length) {
-    AsciiString known = known(b, start, length);
-    if (known != null) {
-      return known; // a token: COMMON_NAMES are
-    }
-    AsciiString name = new AsciiString(b, start, length, false);
-    if (length == 0 || HttpHeaderValidationUtil.validateToken(name) >= 0) {
-      throw new ProblemException("a header name with an invalid character: " + name);
-    }
-    return name;
-  }
-
-  static @Nullable AsciiString known(byte[] sb, int start, int length) {
-    if (length <= 0 || length >= NAMES.length || sb[start] < 0) {
-      return null;
-    }
-    AsciiString[] candidates = NAMES[length][sb[start]];
-    if (candidates != null) {
-      for (AsciiString n : candidates) {
-        if (sameBytes(sb, start, length, n.array(), n.arrayOffset())) {
-          return n;
-        }
-      }
-    }
-    return null;
-  }
-
-  /**
-   * A Content-Length value: one number, or a list of the same number (RFC 9110 §8.6), and the same
-   * as any earlier field's. Why not Netty's {@code HttpUtil.normalizeAndGetContentLength}: it wants
-   * the values as a list and turns each into a String (split with {@code String.split} when it
-   * holds a list), allocations on every response, and it skips the same-number check for HTTP/1.0
-   * responses, which a proxy must not. An empty value is invalid too: read as "no length", it would
-   * let a body be taken for the next message.
-   */
-  static long contentLength(CharSequence value, long before) {
-    long length = -1;
-    int n = value.length();
-    if (n == 0) {
-      throw new ProblemException("invalid Content-Length: empty (expected: digits)");
-    }
-    int i = 0;
-    while (i < n) {
-      int start = i;
-      long v = 0;
-      while (i < n && isDigit(at(value, i))) {
-        if (i - start >= 18) {
-          throw new ProblemException("Content-Length too large");
-        }
-        v = v * 10 + (at(value, i) - '0');
-        i++;
-      }
-      if (i == start) {
-        throw new ProblemException("invalid Content-Length: " + value);
-      }
-      if (length >= 0 && v != length) {
-        throw new ProblemException("conflicting Content-Length values: " + value);
-      }
-      length = v;
-      while (i < n && isOws(at(value, i))) {
-        i++;
-      }
-      if (i < n) {
-        if (at(value, i) != ',') {
-          throw new ProblemException("invalid Content-Length: " + value);
-        }
-        i++;
-        while (i < n && isOws(at(value, i))) {
-          i++;
-        }
-        if (i == n) {
-          throw new ProblemException("invalid Content-Length: " + value);
-        }
-      }
-    }
-    if (before >= 0 && before != length) {
-      throw new ProblemException("conflicting Content-Length fields");
-    }
-    return length;
-  }
-
-  /**
-   * Transfer-Encoding on a message with a body, the same rule both ways: one field of {@code
-   * chunked}, the only coding this proxy frames by, in an HTTP/1.1 message without Content-Length
-   * (RFC 9112 §6.1, §6.3). Any other coding would be framed by the next recipient and not by this
-   * proxy, or passed on still coded under a field removed as hop-by-hop.
-   *
-   * @param te the index of the first Transfer-Encoding field in {@code h}
-   * @param message {@code request} or {@code response}, for the message
-   */
-  static void checkChunkedOnly(
-      HeaderList h, int te, HttpVersion version, long contentLength, String message) {
-    if (h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, te + 1) >= 0
-        || !AsciiString.contentEqualsIgnoreCase(h.valueAt(te), HttpHeaderValues.CHUNKED)) {
-      throw new ProblemException(
-          "Transfer-Encoding : "
-              + String.join(", ", h.getAll(HttpHeaderNames.TRANSFER_ENCODING))
-              + " (expected: chunked alone)");
-    }
-    if (version == HttpVersion.HTTP_1_0) {
-      throw new ProblemException("Transfer-Encoding in an HTTP/1.0 " + message);
-    }
-    if (contentLength >= 0) {
-      throw new ProblemException("Transfer-Encoding and Content-Length in one " + message);
-    }
-  }
-
-  /** A value's character as the byte it came as (values are ISO-8859-1). */
-  static byte at(CharSequence value, int i) {
-    return (byte) value.charAt(i);
   }
 
   /** A message the decoder cannot frame or accept; its message says why. */

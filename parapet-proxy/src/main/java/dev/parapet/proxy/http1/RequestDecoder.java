@@ -1,5 +1,7 @@
 package dev.parapet.proxy.http1;
 
+import static dev.parapet.proxy.http1.BodyFraming.checkChunkedOnly;
+import static dev.parapet.proxy.http1.BodyFraming.contentLength;
 import static dev.parapet.proxy.http1.ByteScan.indexOf;
 import static dev.parapet.proxy.http1.ByteScan.sameBytes;
 import static dev.parapet.proxy.http1.ByteScan.text;
