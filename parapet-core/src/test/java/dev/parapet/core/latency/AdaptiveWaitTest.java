@@ -119,6 +119,67 @@ class AdaptiveWaitTest {
     assertThat(w.waitNanos(t.read())).isEqualTo(w.healthyWaitNanos(t.read())).isPositive();
   }
 
+  @ParameterizedTest
+  @ValueSource(longs = {0L, NEAR_WRAP})
+  void aRunOfRequestsPastTheEstimateMakesTheOriginOverdue(long start) {
+    ManualTicker t = new ManualTicker(start);
+    AdaptiveWait w = AdaptiveWait.withDefaults(t.read());
+    for (int i = 0; i < 50; i++) {
+      w.onSuccess(100 * MS, t.read());
+    }
+    assertThat(w.estimateWaitNanos(t.read()))
+        .as("the p95, half the wait")
+        .isBetween(98 * MS, 102 * MS);
+    for (int i = 1; i < AdaptiveWait.DEFAULT_QUORUM; i++) {
+      t.advance(MS);
+      assertThat(w.onPastEstimate(t.read())).isFalse();
+    }
+    assertThat(w.isOverdue(t.read())).isFalse();
+    w.onSuccess(90 * MS, t.read()); // one answer in time: the run starts again
+    for (int i = 1; i < AdaptiveWait.DEFAULT_QUORUM; i++) {
+      assertThat(w.onPastEstimate(t.read())).isFalse();
+    }
+    w.onSuccess(150 * MS, t.read()); // a success, but past the estimate: the run goes on
+    assertThat(w.onPastEstimate(t.read())).as("the last of the run").isTrue();
+    assertThat(w.isOverdue(t.read())).isTrue();
+    assertThat(w.waitNanos(t.read())).isZero();
+    assertThat(w.estimateWaitNanos(t.read())).isZero();
+    assertThat(w.onPastEstimate(t.read())).as("already overdue").isFalse();
+  }
+
+  /**
+   * A healthy origin (seeded lognormal latencies, p50 120 ms, p99 400 ms) whose requests each
+   * either answer within the estimate or report themselves past it, as waiting requests do: over
+   * 200,000 requests (about half an hour of a route's misses at 100 a second) the run rule makes it
+   * overdue at most once (expected: 0.1 times), while the same origin turned slow is made overdue
+   * by the last request of one run.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1L, 2L, 3L, 42L, 2026L})
+  void aHealthyOriginsTailIsRarelyARun(long seed) {
+    ManualTicker t = new ManualTicker(NEAR_WRAP);
+    AdaptiveWait w = AdaptiveWait.withDefaults(t.read());
+    SplittableRandom random = new SplittableRandom(seed);
+    double sigma = Math.log(400.0 / 120.0) / 2.326;
+    int falseRuns = 0;
+    for (int i = 0; i < 200_000; i++) {
+      long latency = (long) (120 * MS * Math.exp(sigma * gaussian(random)));
+      if (i > 100 && latency > w.estimateWaitNanos(t.read()) && w.onPastEstimate(t.read())) {
+        falseRuns++;
+      }
+      w.onSuccess(latency, t.read());
+      t.advance(MS / 10);
+    }
+    assertThat(falseRuns).as("seed %d", seed).isLessThanOrEqualTo(1);
+    w.onSuccess(50 * MS, t.read()); // in time: not overdue, whatever happened last
+    assertThat(w.isOverdue(t.read())).isFalse();
+    int made = 0;
+    for (int i = 1; i <= AdaptiveWait.DEFAULT_QUORUM; i++) {
+      made = w.onPastEstimate(t.read()) ? i : made;
+    }
+    assertThat(made).isEqualTo(AdaptiveWait.DEFAULT_QUORUM);
+  }
+
   @Test
   void overdueEndsAfterThirtySecondsSoAChangedOriginIsMeasuredAgain() {
     ManualTicker t = new ManualTicker(NEAR_WRAP);

@@ -28,7 +28,10 @@ import org.jspecify.annotations.Nullable;
  * are answered then too (each on its own loop), and later requests answer their copy at once,
  * without waiting, until one of the fetches going on behind those answers comes back within the
  * healthy wait. So during a brownout only the first requests wait, and no longer than the first of
- * them, as they do for an open breaker.
+ * them, as they do for an open breaker. Sooner still: a waiting request that reaches the estimate
+ * (the p95, half its wait) unanswered says so ({@link AdaptiveWait#onPastEstimate}); a run of such
+ * requests with no answer in time between makes the origin overdue at that point, and the waiting
+ * requests are answered then.
  */
 final class StaleOnSlow {
   private final CachingDownstream c;
@@ -41,6 +44,9 @@ final class StaleOnSlow {
 
   private final Runnable release = this::releaseFromAnyThread;
   private @Nullable ScheduledFuture<?> timer;
+
+  /** With {@code auto}: what is left of the wait after the estimate, when that checkpoint runs. */
+  private long afterCheckpoint = -1;
 
   private StaleOnSlow(
       CachingDownstream c, @Nullable AdaptiveWait observed, @Nullable Set<Runnable> waiting) {
@@ -73,10 +79,19 @@ final class StaleOnSlow {
       if (o == null) {
         return null;
       }
-      after = Math.min(o.capNanos(), o.latency().waitNanos(c.cs.ticker().read()));
+      long now = c.cs.ticker().read();
+      after = Math.min(o.capNanos(), o.latency().waitNanos(now));
       s = after > 0 ? new StaleOnSlow(c, o.latency(), o.waiting()) : new StaleOnSlow(c, null, null);
+      long checkpoint = o.latency().estimateWaitNanos(now);
+      if (after > 0 && checkpoint > 0 && checkpoint < after) {
+        s.afterCheckpoint = after - checkpoint;
+        after = checkpoint;
+      }
     }
-    s.timer = c.eventLoop().schedule(s::fire, after, TimeUnit.NANOSECONDS);
+    s.timer =
+        c.eventLoop()
+            .schedule(
+                s.afterCheckpoint >= 0 ? s::checkpoint : s::fire, after, TimeUnit.NANOSECONDS);
     if (s.waiting != null) {
       s.waiting.add(s.release);
     }
@@ -122,6 +137,28 @@ final class StaleOnSlow {
       }
     }
     return false;
+  }
+
+  /**
+   * The request has waited the estimate (the origin's p95) unanswered, on its loop: one more of a
+   * run; the run's last makes the origin overdue and answers now with the others, anyone else waits
+   * the rest.
+   */
+  private void checkpoint() {
+    Set<Runnable> w = waiting;
+    AdaptiveWait o = observed;
+    if (w == null || o == null || !w.contains(release) || !c.awaitingOrigin()) {
+      return; // released already, or cancelled, or answered
+    }
+    if (o.onPastEstimate(c.cs.ticker().read())) {
+      w.remove(release);
+      for (Runnable other : w) {
+        other.run();
+      }
+      answerStale(c);
+      return;
+    }
+    timer = c.eventLoop().schedule(this::fire, afterCheckpoint, TimeUnit.NANOSECONDS);
   }
 
   /** The wait ran out, on the request's loop. */

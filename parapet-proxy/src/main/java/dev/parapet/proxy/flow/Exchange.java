@@ -177,6 +177,9 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
       px.metrics.failureSeen(b.key(), now); // before the permit completes: it may trip the breaker
     }
     a.pool().onAttemptOutcome(a.host(), o, latencyNanos, now);
+    if (o == Outcome.SUCCESS) {
+      a.pool().staleWait(route.id()).latency().onSuccess(latencyNanos, now);
+    }
     Span span = a.span();
     if (span != null) {
       span.setAttribute(Tracing.OUTCOME, o.name());

@@ -177,6 +177,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
     if (!px.cache.caches(r.id())) {
       return false;
     }
+    OriginPool.StaleWait auto =
+        px.cache.staleOnSlow(r.id()) == null ? pool().staleWait(r.id()) : null;
     CachingDownstream c =
         CachingDownstream.lookup(
             px.cacheServices,
@@ -189,10 +191,10 @@ public final class RequestFlow implements CachingDownstream.Resume {
             hasBody,
             noCollapse,
             this,
-            px.cache.staleOnSlow(r.id()) == null
-                ? new CachingDownstream.OriginWait(
-                    pool().staleWait(), pool().staleWaiting(), r.timeout().toNanos())
-                : null);
+            auto == null
+                ? null
+                : new CachingDownstream.OriginWait(
+                    auto.latency(), auto.waiting(), r.timeout().toNanos()));
     cache = c;
     return switch (c.step()) {
       case ANSWER -> {

@@ -84,8 +84,7 @@ public final class OriginPool {
   private final AtomicLong panicPicks = new AtomicLong();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicIntegerArray ejections;
-  private final AdaptiveWait staleWait;
-  private final Set<Runnable> staleWaiting = ConcurrentHashMap.newKeySet();
+  private final ConcurrentHashMap<String, StaleWait> staleWaits = new ConcurrentHashMap<>();
   private @Nullable ScheduledFuture<?> advancing;
 
   /** A pool on the system clock with thread-local randomness. */
@@ -134,7 +133,6 @@ public final class OriginPool {
     }
     this.byHost = map;
     this.ejections = new AtomicIntegerArray(hosts.size());
-    this.staleWait = AdaptiveWait.withDefaults(ticker.read());
     this.outlier =
         new OutlierDetector(hosts.size(), sel.outlier(), this::onOutlierEvent, ticker.read());
     HostSelection.HealthCheck hc = sel.healthCheck();
@@ -325,29 +323,30 @@ public final class OriginPool {
     if (o != Outcome.CONNECT_FAILURE && o != Outcome.TIMEOUT) {
       host.recordLatency(latencyNanos);
     }
-    if (o == Outcome.SUCCESS) {
-      staleWait.onSuccess(latencyNanos, now);
-    }
   }
 
   /**
-   * How long a request holding a stale copy it may serve waits for this origin ({@code
-   * stale_on_slow: auto}): twice the p95 of its recent successful responses, at least 20 ms; 0
-   * while the origin is overdue (a wait ran out and no success came in time since).
+   * {@code stale_on_slow: auto} for one route's requests to this origin: how long a request holding
+   * a stale copy it may serve waits (twice the p95 of the route's recent successful responses from
+   * this origin, at least 20 ms; 0 while overdue), and the requests waiting it out right now, each
+   * as what releases it (thread-safe; it hops to the request's own event loop), so that the request
+   * that finds the origin overdue releases the others. Per route: a fast route and a slow one on
+   * the same pool have different healthy latencies, and one's answers in time must not hide the
+   * other's brownout.
    */
-  public AdaptiveWait staleWait() {
-    return staleWait;
+  public StaleWait staleWait(String routeId) {
+    StaleWait w = staleWaits.get(routeId);
+    return w != null
+        ? w
+        : staleWaits.computeIfAbsent(
+            routeId,
+            id ->
+                new StaleWait(
+                    AdaptiveWait.withDefaults(ticker.read()), ConcurrentHashMap.newKeySet()));
   }
 
-  /**
-   * Requests waiting out {@link #staleWait} right now, each as what releases it (thread-safe; it
-   * hops to the request's own event loop): the request whose wait runs out first and makes the
-   * origin overdue releases the others, so they are answered then rather than each at the end of
-   * its own wait.
-   */
-  public Set<Runnable> staleWaiting() {
-    return staleWaiting;
-  }
+  /** One route's {@link #staleWait}: its latency estimate and its waiting requests. */
+  public record StaleWait(AdaptiveWait latency, Set<Runnable> waiting) {}
 
   private void onOutlierEvent(OutlierEvent e) {
     String id = hosts.get(e.host()).id();

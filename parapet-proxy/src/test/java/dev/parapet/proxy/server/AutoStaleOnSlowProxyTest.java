@@ -12,9 +12,12 @@ import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.RawOrigin;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -141,5 +144,63 @@ class AutoStaleOnSlowProxyTest {
         .until(() -> !answer.isDone());
     originMayAnswer.countDown();
     assertThat(answer.get().body()).isEqualTo("new");
+  }
+
+  /**
+   * A run of waiting requests past the origin's p95 makes it overdue there: five requests, each
+   * holding its own stale copy, are all answered when they have waited the p95 (2 s here), not
+   * twice it. The origin's healthy answers are made to take 2 s on the proxy's clock (the test's
+   * ticker moves while the origin answers), so no real time passes before the slow phase; the 1.5 s
+   * between the two answers' times is the test's margin for a loaded machine.
+   */
+  @Test
+  void aRunOfRequestsPastTheOriginsP95IsAnsweredThereNotAtTwiceIt() throws Exception {
+    CountDownLatch originMayAnswer = new CountDownLatch(1);
+    RawOrigin o =
+        fx.closeLater(
+            RawOrigin.start(n -> {
+              if (n < 5) {
+                skew.addAndGet(Duration.ofSeconds(2).toNanos()); // a 2 s answer on our clock
+                return RawOrigin.Reply.keepOpen(OLD);
+              }
+              try {
+                originMayAnswer.await(); // now slow for real
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return RawOrigin.Reply.keepOpen(NEW);
+            }));
+    try {
+      ProxyServer p = proxy(o, null);
+      String[] paths = {"/a", "/b", "/c", "/d", "/e"};
+      for (String path : paths) {
+        assertThat(fx.get(p.port(), path).body()).isEqualTo("old"); // one 2 s sample each
+      }
+      skew.addAndGet(Duration.ofSeconds(5).toNanos()); // every copy stale, within stale-if-error
+
+      long start = System.nanoTime();
+      List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+      for (String path : paths) {
+        answers.add(
+            CompletableFuture.supplyAsync(() -> {
+              try {
+                return fx.get(p.port(), path);
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            }));
+      }
+      for (CompletableFuture<HttpResponse<String>> a : answers) {
+        HttpResponse<String> r = a.get(20, TimeUnit.SECONDS);
+        assertThat(r.body()).isEqualTo("old");
+        assertThat(cacheStatus(r)).contains("detail=\"stale slow-origin\"");
+      }
+      long tookMillis = (System.nanoTime() - start) / 1_000_000;
+      assertThat(tookMillis)
+          .as("answered at the p95 (2 s), not at the wait (4 s)")
+          .isLessThan(3_500);
+    } finally {
+      originMayAnswer.countDown();
+    }
   }
 }
