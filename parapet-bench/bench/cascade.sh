@@ -8,8 +8,10 @@
 #   3. Parapet enforcing.
 # It is `parapet demo --versus-nginx`; this script installs nginx when missing (Debian, as root)
 # and passes its arguments on (for example --duration 120s --rate 300). Loopback only.
+# --api-down 503 plays the down phases with an API that answers 503 at once instead of hanging and
+# then refusing connections (docs/demo.md).
 #
-#   parapet-bench/bench/cascade.sh [--duration 80s] [--rate 200]
+#   parapet-bench/bench/cascade.sh [--duration 80s] [--rate 200] [--api-down hang-refuse|503]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 if [ ! -x /usr/sbin/nginx ] && ! command -v nginx >/dev/null 2>&1; then

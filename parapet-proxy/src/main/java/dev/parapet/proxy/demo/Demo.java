@@ -31,15 +31,22 @@ final class Demo {
   private static final long CLIENT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final int MAX_CONNECTIONS = 4096;
 
-  /** How to run it. */
   /**
+   * How to run it.
+   *
+   * @param timeline what the API origin does during each run
    * @param nginx an nginx binary: also run the timeline through the same chain built from nginx
    *     (seed 001's 30 s timeouts and retries at every tier), or null
    */
   record Options(
-      Duration duration, double rate, boolean openBrowser, long seed, @Nullable Path nginx) {
-    Options(Duration duration, double rate, boolean openBrowser, long seed) {
-      this(duration, rate, openBrowser, seed, null);
+      Duration duration,
+      double rate,
+      boolean openBrowser,
+      long seed,
+      Timeline timeline,
+      @Nullable Path nginx) {
+    Options withNginx(Path nginx) {
+      return new Options(duration, rate, openBrowser, seed, timeline, nginx);
     }
   }
 
@@ -50,10 +57,11 @@ final class Demo {
   private final Options options;
   private final PrintWriter out;
   private final boolean tty;
-  private final Timeline timeline = Timeline.standard();
+  private final Timeline timeline;
 
   Demo(Options options, PrintWriter out, boolean tty) {
     this.options = options;
+    this.timeline = options.timeline();
     this.out = out;
     this.tty = tty;
   }
@@ -70,8 +78,9 @@ final class Demo {
             options.rate()));
     long runNanos = options.duration().toNanos() / 2;
     out.println(
-        "  timeline    healthy -> brownout (p50 120 ms -> 4 s) -> down (hang, then refused) ->"
-            + " recovery, "
+        "  timeline    "
+            + timeline.describe()
+            + ", "
             + seconds(runNanos)
             + " per run, played twice: breakers in shadow mode, then enforcing");
     out.flush();

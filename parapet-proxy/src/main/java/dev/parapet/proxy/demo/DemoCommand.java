@@ -66,6 +66,15 @@ public final class DemoCommand implements Callable<Integer> {
   long seed = 1;
 
   @Option(
+      names = "--api-down",
+      paramLabel = "HOW",
+      description =
+          "How the API origin is down in the timeline's down phases: hang-refuse (first hanging,"
+              + " then refusing connections) or 503 (every request answered 503 at once)"
+              + " (default: ${DEFAULT-VALUE}).")
+  String apiDown = Timeline.Down.HANG_REFUSE.option;
+
+  @Option(
       names = "--versus-nginx",
       description =
           "Also play the timeline through the same chain built from nginx (30 s timeouts and"
@@ -82,28 +91,12 @@ public final class DemoCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     CommandLine cl = commandLine();
     PrintWriter out = cl.getOut();
-    Duration total;
-    try {
-      total = HumanDuration.parse(duration);
-    } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(
-          cl, "--duration: expected a duration such as 80s or 2m, found '" + duration + "'", e);
-    }
-    if (total.compareTo(Duration.ofSeconds(4)) < 0) {
-      throw new CommandLine.ParameterException(
-          cl, "--duration: expected at least 4s, found " + duration);
-    }
-    if (!(rate >= 1 && rate <= 5000)) {
-      throw new CommandLine.ParameterException(
-          cl, "--rate: expected requests per second in [1, 5000], found " + rate);
-    }
+    Demo.Options options = options();
     if (!verbose) {
       quietLogs();
     }
-    boolean browser = !noBrowser && Demo.display() != null;
-    Path nginx = null;
     if (versusNginx) {
-      nginx = NginxChain.find();
+      Path nginx = NginxChain.find();
       if (nginx == null) {
         cl.getErr()
             .println(
@@ -112,8 +105,9 @@ public final class DemoCommand implements Callable<Integer> {
         cl.getErr().flush();
         return 2;
       }
+      options = options.withNginx(nginx);
     }
-    Demo demo = new Demo(new Demo.Options(total, rate, browser, seed, nginx), out, isTerminal());
+    Demo demo = new Demo(options, out, isTerminal());
     DemoTopology topology;
     try {
       topology = DemoTopology.start(seed);
@@ -152,6 +146,37 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /**
+   * The run the options ask for (without nginx: {@code --versus-nginx} looks for it later).
+   *
+   * @throws CommandLine.ParameterException for an invalid option (exit code 2)
+   */
+  Demo.Options options() {
+    CommandLine cl = commandLine();
+    Duration total;
+    try {
+      total = HumanDuration.parse(duration);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(
+          cl, "--duration: expected a duration such as 80s or 2m, found '" + duration + "'", e);
+    }
+    if (total.compareTo(Duration.ofSeconds(4)) < 0) {
+      throw new CommandLine.ParameterException(
+          cl, "--duration: expected at least 4s, found " + duration);
+    }
+    if (!(rate >= 1 && rate <= 5000)) {
+      throw new CommandLine.ParameterException(
+          cl, "--rate: expected requests per second in [1, 5000], found " + rate);
+    }
+    Timeline.Down down = Timeline.Down.ofOption(apiDown);
+    if (down == null) {
+      throw new CommandLine.ParameterException(
+          cl, "--api-down: expected hang-refuse or 503, found '" + apiDown + "'");
+    }
+    boolean browser = !noBrowser && Demo.display() != null;
+    return new Demo.Options(total, rate, browser, seed, Timeline.of(down), null);
   }
 
   /** Both runs, once {@link #call} returned (for tests). */

@@ -4,8 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.parapet.core.breaker.Mode;
 import dev.parapet.proxy.cli.ParapetCli;
+import dev.parapet.proxy.faultorigin.FaultOrigin;
+import dev.parapet.proxy.faultorigin.FaultOriginSettings;
+import dev.parapet.proxy.faultorigin.Latency;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -66,5 +74,54 @@ class DemoCommandTest {
     assertThat(ParapetCli.execute("demo", "--help")).isZero();
     assertThat(ParapetCli.execute("demo", "--duration", "1s")).isEqualTo(2);
     assertThat(ParapetCli.execute("demo", "--rate", "0")).isEqualTo(2);
+    assertThat(ParapetCli.execute("demo", "--api-down", "teapot")).isEqualTo(2);
+  }
+
+  @Test
+  void apiDownHangsThenRefusesByDefault() {
+    DemoCommand demo = new DemoCommand();
+    new CommandLine(demo).parseArgs("--no-browser");
+
+    Timeline timeline = demo.options().timeline();
+
+    assertThat(timeline.phases())
+        .extracting(Timeline.Phase::name)
+        .containsExactly(
+            Timeline.HEALTHY, Timeline.BROWNOUT, Timeline.HANG, Timeline.REFUSE, Timeline.RECOVERY);
+    assertThat(timeline.phase(Timeline.HANG).plan().behaviour().hangRate()).isEqualTo(1.0);
+    assertThat(timeline.phase(Timeline.REFUSE).plan().refuse()).isTrue();
+  }
+
+  /** {@code --api-down 503}: the API origin's down phases answer 503 at once, listening. */
+  @Test
+  void apiDown503MakesTheOriginAnswer503AtOnceWhileDown() throws Exception {
+    DemoCommand demo = new DemoCommand();
+    new CommandLine(demo).parseArgs("--api-down", "503", "--no-browser");
+
+    Timeline timeline = demo.options().timeline();
+
+    assertThat(timeline.phases())
+        .extracting(Timeline.Phase::name)
+        .containsExactly(Timeline.HEALTHY, Timeline.BROWNOUT, Timeline.DOWN_503, Timeline.RECOVERY);
+    Timeline.Phase down = timeline.phase(Timeline.DOWN_503);
+    // the same span of the run as the default's hang and refusal together
+    assertThat(down.from()).isEqualTo(0.5);
+    assertThat(down.to()).isEqualTo(0.75);
+    assertThat(down.outage()).isTrue();
+    assertThat(down.plan().refuse()).isFalse();
+    assertThat(down.plan().behaviour().latency()).isEqualTo(Latency.NONE);
+    // what the demo's API origin does with that plan in force
+    try (FaultOrigin api = FaultOrigin.start(FaultOriginSettings.loopback(), down.plan());
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<Void> r =
+            client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/api/" + i))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+        assertThat(r.statusCode()).isEqualTo(503);
+      }
+    }
   }
 }
