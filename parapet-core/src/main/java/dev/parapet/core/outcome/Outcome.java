@@ -12,7 +12,8 @@ package dev.parapet.core.outcome;
  * <p>Each outcome has a {@link Kind}: {@link Kind#FAILURE} (weight 1.0), {@link Kind#SLOW} (weight
  * configured by the policy, 0.5 by default), {@link Kind#SUCCESS} (weight 0) or {@link
  * Kind#IGNORED} (not evidence at all). Connect failures are failures that additionally feed the
- * breaker's fast trip.
+ * breaker's fast trip; a connection closed after the request was sent ({@link #RESET}) is not one:
+ * an origin that reads a request and drops the connection is failing that request, not down.
  */
 public enum Outcome {
   /** A good response in time; a prompt 404 is a healthy origin. */
@@ -23,8 +24,14 @@ public enum Outcome {
   FAILURE_STATUS(Kind.FAILURE),
   /** The attempt ran out of time waiting for the origin. */
   TIMEOUT(Kind.FAILURE),
-  /** Connection refused, reset before a response, or connect timeout. */
+  /** Connection refused, reset or timed out while connecting: the request never left. */
   CONNECT_FAILURE(Kind.FAILURE),
+  /**
+   * The connection closed or reset after the request was sent, before the response was complete: a
+   * failure, but not evidence that the origin cannot be reached (no fast trip), and one the origin
+   * may have acted on.
+   */
+  RESET(Kind.FAILURE),
   /** The TLS handshake with the origin failed. */
   TLS_FAILURE(Kind.FAILURE),
   /** The origin answered something that is not valid HTTP. */

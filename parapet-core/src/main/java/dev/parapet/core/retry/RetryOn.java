@@ -9,8 +9,10 @@ import java.util.Objects;
 /**
  * What makes a failed attempt worth retrying (the proxy's {@code retry.on}): {@code
  * connect_failure} (refused, reset or timed out while connecting: the request never reached the
- * origin), {@code timeout} (no response within the attempt's timeout) and response statuses written
- * as {@code 503}, {@code 5xx} or {@code 500-504}.
+ * origin; and a connection closed before any response, {@link Outcome#RESET}, as a pooled
+ * connection the origin closed just as the request went out is — the caller retries only requests
+ * that may be repeated), {@code timeout} (no response within the attempt's timeout) and response
+ * statuses written as {@code 503}, {@code 5xx} or {@code 500-504}.
  */
 public final class RetryOn {
   /** DESIGN.md's default: {@code [connect_failure, 503]}. */
@@ -54,7 +56,7 @@ public final class RetryOn {
    */
   public boolean retries(Outcome failure) {
     return switch (failure) {
-      case CONNECT_FAILURE -> connectFailure;
+      case CONNECT_FAILURE, RESET -> connectFailure;
       case TIMEOUT -> timeout;
       default -> false;
     };

@@ -261,15 +261,14 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
       fail(
           ProxyError.CONNECTION_TERMINATED,
           state() == State.WON ? "origin closed mid-response" : "origin closed before responding",
-          Outcome.CONNECT_FAILURE);
+          Outcome.RESET);
     }
   }
 
   @Override
   public void onOriginException(Throwable cause) {
     if (isLive()) {
-      fail(
-          ProxyError.CONNECTION_TERMINATED, RequestChecks.describe(cause), Outcome.CONNECT_FAILURE);
+      fail(ProxyError.CONNECTION_TERMINATED, RequestChecks.describe(cause), Outcome.RESET);
     }
   }
 

@@ -299,9 +299,10 @@ public final class OriginPool {
 
   /**
    * Feeds one attempt's outcome on {@code host} to outlier detection. A response failure status
-   * counts as a 5xx (503), a timeout as a 504, a malformed response or TLS failure as a 502, a
-   * connect failure as a connect failure; success and slow responses end a failure run; ignored
-   * outcomes (client gone, hedge lost, local rejection) are not evidence and change nothing.
+   * counts as a 5xx (503), a timeout as a 504, a malformed response, a reset or a TLS failure as a
+   * 502, a connect failure as a connect failure; success and slow responses end a failure run;
+   * ignored outcomes (client gone, hedge lost, local rejection) are not evidence and change
+   * nothing.
    *
    * @param latencyNanos time from sending the request to the response head, or -1 when unknown
    */
@@ -314,7 +315,7 @@ public final class OriginPool {
       case SUCCESS, SLOW -> outlier.recordSuccess(i);
       case FAILURE_STATUS -> outlier.recordStatus(i, 503, now);
       case TIMEOUT -> outlier.recordStatus(i, 504, now);
-      case MALFORMED_RESPONSE, TLS_FAILURE -> outlier.recordStatus(i, 502, now);
+      case MALFORMED_RESPONSE, TLS_FAILURE, RESET -> outlier.recordStatus(i, 502, now);
       case CONNECT_FAILURE -> outlier.recordConnectFailure(i, now);
       case CLIENT_CANCELLED, HEDGE_LOST, LOCAL_REJECTION -> {
         return;

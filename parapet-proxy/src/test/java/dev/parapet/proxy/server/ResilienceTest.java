@@ -22,6 +22,7 @@ import dev.parapet.proxy.overload.OverloadMonitor;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.testing.LoopbackOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
+import dev.parapet.proxy.testing.RawOrigin;
 import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
@@ -115,6 +116,12 @@ class ResilienceTest {
   }
 
   /** A proxy whose route {@code /} goes to the pool {@code api} on {@code o}. */
+  private ProxyFixture.ProxySpec proxyTo(InetSocketAddress o, RetryConfig retry) {
+    return proxy()
+        .routes(route("/", "api"))
+        .origins(pool("api", List.of(o), retry, HedgeConfig.OFF));
+  }
+
   private ProxyFixture.ProxySpec proxyTo(ScriptedOrigin o, RetryConfig retry, HedgeConfig hedge) {
     return proxy()
         .routes(route("/", "api"))
@@ -184,6 +191,48 @@ class ResilienceTest {
     }
     assertThat(healthy.calls).hasValue(2);
     assertThat(counter(p, "parapet_retries_total", "sent")).isEqualTo(2.0);
+  }
+
+  /**
+   * An origin that reads each request and closes the connection without answering is failing those
+   * requests, not unreachable: 502 with {@code connection_terminated}, counted as {@code reset},
+   * and five of them within 10 s do not fast-trip the breaker the way three refused connections do.
+   */
+  @Test
+  void aConnectionClosedAfterTheRequestIsAResetNotAConnectFailure() throws Exception {
+    RawOrigin o = fx.closeLater(RawOrigin.start(n -> RawOrigin.Reply.thenClose("")));
+    ProxyServer p = proxyTo(o.address(), retries(1, 1.0, 50, "503")).start();
+
+    for (int i = 0; i < 5; i++) {
+      HttpResponse<String> r = fx.get(p.port(), "/x");
+      assertThat(r.statusCode()).isEqualTo(502);
+      assertThat(r.headers().firstValue("Proxy-Status"))
+          .hasValueSatisfying(v -> assertThat(v).contains("error=connection_terminated"));
+    }
+    assertThat(o.requests()).as("every request reached the origin: no breaker opened").hasSize(5);
+    assertThat(counter(p, "parapet_origin_attempts_total", "reset")).isEqualTo(5.0);
+    assertThat(counter(p, "parapet_origin_attempts_total", "connect_failure")).isZero();
+  }
+
+  /**
+   * A pooled connection the origin closes just as a request goes out looks the same; a request that
+   * may be repeated is sent again ({@code retry.on: connect_failure}).
+   */
+  @Test
+  void aGetWhoseConnectionClosedBeforeAnyResponseIsRetried() throws Exception {
+    RawOrigin o =
+        fx.closeLater(
+            RawOrigin.start(n ->
+                n == 0
+                    ? RawOrigin.Reply.thenClose("")
+                    : RawOrigin.Reply.keepOpen("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")));
+    ProxyServer p = proxyTo(o.address(), retries(2, 1.0, 50, "503")).start();
+
+    HttpResponse<String> r = fx.get(p.port(), "/x");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).isEqualTo("ok");
+    assertThat(o.requests()).hasSize(2);
   }
 
   @Test
