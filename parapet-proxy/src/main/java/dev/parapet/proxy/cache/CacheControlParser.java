@@ -280,8 +280,10 @@ final class CacheControlParser {
 
   /**
    * A targeted field is a Structured Fields dictionary (RFC 8941 §3.2): keys are lower-case (a-z,
-   * digits, {@code _ - . *}, starting with a letter or {@code *}); an invalid or empty field is
-   * ignored as a whole (RFC 9213 §2.1), so {@code Max-Age=60} does not count.
+   * digits, {@code _ - . *}, starting with a letter or {@code *}), and the delta-seconds directives
+   * ({@code max-age}, {@code s-maxage}, {@code stale-while-revalidate}, {@code stale-if-error})
+   * have Integer values; an invalid or empty field is ignored as a whole (RFC 9213 §2.1), so
+   * neither {@code Max-Age=60} nor {@code max-age="60"} counts.
    */
   static boolean validTargeted(HttpHeaders headers, CharSequence name) {
     boolean any = false;
@@ -313,6 +315,26 @@ final class CacheControlParser {
           if (i == start) {
             return false;
           }
+          if (i < n && line.charAt(i) == '=' && isSecondsKey(line, start, i)) {
+            // the delta-seconds directives are Integers in a targeted field: {@code
+            // max-age="60"} is a String there, the wrong type, and the field is invalid
+            int digits = i + 1;
+            if (digits < n && line.charAt(digits) == '-') {
+              digits++;
+            }
+            int end = digits;
+            while (end < n && line.charAt(end) >= '0' && line.charAt(end) <= '9') {
+              end++;
+            }
+            if (end == digits || end - digits > 15) {
+              return false;
+            }
+            char after = end < n ? line.charAt(end) : ',';
+            if (after != ',' && after != ';' && after != ' ' && after != '\t') {
+              return false; // 6x, 6.5: not an Integer
+            }
+            i = end;
+          }
           any = true;
           expectKey = false;
           continue;
@@ -324,6 +346,20 @@ final class CacheControlParser {
       }
     }
     return any;
+  }
+
+  private static final String[] SECONDS_KEYS = {
+    "max-age", "s-maxage", "stale-while-revalidate", "stale-if-error"
+  };
+
+  /** Whether {@code line[start, end)} names a directive whose value is delta-seconds. */
+  private static boolean isSecondsKey(String line, int start, int end) {
+    for (String k : SECONDS_KEYS) {
+      if (k.length() == end - start && line.startsWith(k, start)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isKeyChar(char c) {

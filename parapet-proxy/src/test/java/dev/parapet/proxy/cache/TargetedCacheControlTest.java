@@ -36,6 +36,18 @@ class TargetedCacheControlTest {
     assertThat(CacheControl.ofResponse(empty).maxAge()).isEqualTo(5);
     HttpHeaders open = headers("Cache-Control", "max-age=5", "CDN-Cache-Control", "a=\"x");
     assertThat(CacheControl.ofResponse(open).maxAge()).isEqualTo(5);
+    // delta-seconds are Integers in a Structured Field: a String is the wrong type
+    for (String wrong :
+        new String[] {
+          "max-age=\"60\"", "s-maxage=6x", "max-age=", "stale-if-error=a, max-age=60"
+        }) {
+      HttpHeaders typed = headers("Cache-Control", "no-store", "CDN-Cache-Control", wrong);
+      assertThat(CacheControl.ofResponse(typed).noStore()).as(wrong).isTrue();
+    }
+    HttpHeaders fine =
+        headers("Cache-Control", "no-store", "CDN-Cache-Control", "max-age=60, stale-if-error=0");
+    assertThat(CacheControl.ofResponse(fine).maxAge()).isEqualTo(60);
+    assertThat(CacheControl.ofResponse(fine).noStore()).isFalse();
   }
 
   @Test
