@@ -3,6 +3,7 @@ package dev.parapet.core.window;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.time.Durations;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
@@ -18,7 +19,8 @@ import java.util.function.LongUnaryOperator;
  * Packed} counters, and threads on different cells never contend (an edge proxy's event loops all
  * record into the same hot origin's breaker; LongAdder's idea, sized to the CPUs). When time
  * reaches a new sequence, one thread (the one that wins a try-lock) drains the cells into the old
- * head's bucket, zeroes the buckets that fell out of the window, and caches the sum of the buckets
+ * head's bucket, zeroes the buckets that fell out of the window, keeping a running sum of the
+ * buckets (so a rotation costs the buckets it crosses, not the whole ring), and caches that sum
  * behind the new head in an immutable {@link Head}; a reading is that cached sum plus the cells:
  * O(cells), exact for a single thread. Old evidence ages out by time even when nothing is recorded,
  * because readings advance the head too. Sequence numbers come from {@code now - origin}, so
@@ -135,7 +137,14 @@ public final class TimeWindow implements OutcomeWindow {
 
   private final class Ring {
     final long originNanos;
-    final AtomicLongArray counts = new AtomicLongArray(buckets);
+
+    /** The buckets, and their running sums: read and written under {@link #rotation} only. */
+    final long[] counts = new long[buckets];
+
+    long sumCalls;
+    long sumFailures;
+    long sumSlow;
+
     final AtomicLongArray cells = new AtomicLongArray(CELLS * STRIDE + STRIDE);
     final ReentrantLock rotation = new ReentrantLock();
     volatile Head head = new Head(0, 0, 0, 0);
@@ -199,31 +208,43 @@ public final class TimeWindow implements OutcomeWindow {
         if (gap <= 0) {
           return h;
         }
-        // Drain the cells into the old head's bucket, field by field so sums never carry over.
+        // Drain the cells into the old head's bucket, field by field so sums never carry over. A
+        // cell that reads zero is left alone: no atomic exchange for the cells nobody wrote.
         long calls = 0;
         long failures = 0;
         long slow = 0;
         for (int c = 1; c <= CELLS; c++) {
-          long v = cells.getAndSet(c * STRIDE, 0L);
-          calls += Packed.calls(v);
-          failures += Packed.failures(v);
-          slow += Packed.slowCalls(v);
+          if (cells.get(c * STRIDE) != 0L) {
+            long v = cells.getAndSet(c * STRIDE, 0L);
+            calls += Packed.calls(v);
+            failures += Packed.failures(v);
+            slow += Packed.slowCalls(v);
+          }
         }
-        counts.set(slotOf(h.seq), Packed.of(calls, failures, slow));
-        int steps = (int) Math.min(gap, buckets);
-        for (int i = 0; i < steps; i++) {
-          counts.set(slotOf(seq - i), 0L);
+        long bucket = Packed.of(calls, failures, slow);
+        int slot = slotOf(h.seq);
+        counts[slot] = bucket;
+        sumCalls += Packed.calls(bucket);
+        sumFailures += Packed.failures(bucket);
+        sumSlow += Packed.slowCalls(bucket);
+        if (gap >= buckets) {
+          Arrays.fill(counts, 0L);
+          sumCalls = 0;
+          sumFailures = 0;
+          sumSlow = 0;
+        } else {
+          for (long k = 0; k < gap; k++) {
+            slot = slot + 1 == buckets ? 0 : slot + 1;
+            long b = counts[slot];
+            if (b != 0L) {
+              sumCalls -= Packed.calls(b);
+              sumFailures -= Packed.failures(b);
+              sumSlow -= Packed.slowCalls(b);
+              counts[slot] = 0L;
+            }
+          }
         }
-        calls = 0;
-        failures = 0;
-        slow = 0;
-        for (int i = 0; i < buckets; i++) {
-          long b = counts.get(i);
-          calls += Packed.calls(b);
-          failures += Packed.failures(b);
-          slow += Packed.slowCalls(b);
-        }
-        Head next = new Head(seq, calls, failures, slow);
+        Head next = new Head(seq, sumCalls, sumFailures, sumSlow);
         head = next;
         return next;
       } finally {

@@ -21,12 +21,12 @@ import org.jspecify.annotations.Nullable;
  * (admission) and end (outcome) in time order.
  *
  * <p>How it works. Starts arrive in start order (the {@link ReorderWindow} saw to it). Each
- * admitted call arms a pooled {@link Permit} and waits in a min-heap of ends, ordered by (end,
- * arrival); before a start at {@code t}, every end before {@code t} completes its permit with the
- * record's outcome, so a probe's verdict comes at its real latency. At equal times starts go first.
- * The heap holds the calls in flight — rate times latency — and permits return to the pool: nothing
- * grows with the log. One seeded random source per policy (the breakers' jitter) keeps a run
- * deterministic whatever thread a policy runs on.
+ * admitted call arms a pooled {@link Permit} and waits {@link InFlight}, ordered by (end, arrival);
+ * before a start at {@code t}, every end before {@code t} completes its permit with the record's
+ * outcome, so a probe's verdict comes at its real latency. At equal times starts go first. The
+ * calls in flight — rate times latency — are all that is held, and permits return to the pool:
+ * nothing grows with the log. One seeded random source per policy (the breakers' jitter) keeps a
+ * run deterministic whatever thread a policy runs on.
  */
 final class PolicyRun {
   private static final Outcome[] OUTCOMES = Outcome.values();
@@ -43,19 +43,7 @@ final class PolicyRun {
   private @Nullable Bins[] trafficRequests = new Bins[16];
   private @Nullable Bins[] trafficFailures = new Bins[16];
 
-  // Calls in flight: a 4-ary min-heap of (end, slot); a slot holds the call's permit, outcome and
-  // arrival number (ties between equal ends go by arrival). Free slots are reused.
-  private long[] end = new long[256];
-  private int[] slot = new int[256];
-  private long[] slotSeq = new long[256];
-  private Permit[] slotPermit = new Permit[256];
-  private byte[] slotOutcome = new byte[256];
-  private int[] freeSlots = new int[256];
-  private int freeCount;
-  private int slotsUsed;
-  private int size;
-  private int maxInFlight;
-  private long nextSeq;
+  private final InFlight inFlight = new InFlight();
   private Permit[] pool = new Permit[256];
   private int pooled;
 
@@ -82,9 +70,7 @@ final class PolicyRun {
   }
 
   void start(long now, long latencyNanos, int routeId, byte outcomeCode) {
-    while (size > 0 && end[0] < now) {
-      completeFirst();
-    }
+    completeBefore(now);
     RouteResult r = route(routeId, now);
     CircuitBreaker breaker = breakers[routeId];
     Permit p = pooled > 0 ? pool[--pooled] : new Permit();
@@ -114,7 +100,7 @@ final class PolicyRun {
       }
     }
     if (d.isPermitted()) {
-      push(now + latencyNanos, p, outcomeCode);
+      inFlight.push(now + latencyNanos, p, outcomeCode);
     } else {
       recycle(p);
     }
@@ -122,9 +108,7 @@ final class PolicyRun {
 
   /** Completes every call still in flight and closes the last bins. */
   void finish() {
-    while (size > 0) {
-      completeFirst();
-    }
+    completeBefore(Long.MAX_VALUE);
     for (RouteResult r : results) {
       if (r != null) {
         r.finish();
@@ -156,16 +140,14 @@ final class PolicyRun {
     return r;
   }
 
-  private void completeFirst() {
-    long t = end[0];
-    int k = slot[0];
-    Permit p = slotPermit[k];
-    byte o = slotOutcome[k];
-    slotPermit[k] = null;
-    freeSlots[freeCount++] = k;
-    removeFirst();
-    p.onOutcome(OUTCOMES[o], t);
-    recycle(p);
+  /** Completes, in order, every call in flight that ends before {@code now}. */
+  private void completeBefore(long now) {
+    InFlight f = inFlight;
+    while (f.pollBefore(now)) {
+      Permit p = f.polledPermit;
+      p.onOutcome(OUTCOMES[f.polledOutcome], f.polledEnd);
+      recycle(p);
+    }
   }
 
   private void recycle(Permit p) {
@@ -173,79 +155,6 @@ final class PolicyRun {
       pool = Arrays.copyOf(pool, pooled * 2);
     }
     pool[pooled++] = p;
-  }
-
-  private boolean before(long t1, int s1, long t2, int s2) {
-    return t1 < t2 || (t1 == t2 && slotSeq[s1] < slotSeq[s2]);
-  }
-
-  private void push(long t, Permit p, byte o) {
-    int k;
-    if (freeCount > 0) {
-      k = freeSlots[--freeCount];
-    } else {
-      if (slotsUsed == slotSeq.length) {
-        int n = slotsUsed * 2;
-        slotSeq = Arrays.copyOf(slotSeq, n);
-        slotPermit = Arrays.copyOf(slotPermit, n);
-        slotOutcome = Arrays.copyOf(slotOutcome, n);
-        freeSlots = Arrays.copyOf(freeSlots, n);
-      }
-      k = slotsUsed++;
-    }
-    slotSeq[k] = nextSeq++;
-    slotPermit[k] = p;
-    slotOutcome[k] = o;
-    if (size == end.length) {
-      end = Arrays.copyOf(end, size * 2);
-      slot = Arrays.copyOf(slot, size * 2);
-    }
-    int i = size++;
-    while (i > 0) {
-      int parent = (i - 1) >>> 2;
-      if (!before(t, k, end[parent], slot[parent])) {
-        break;
-      }
-      end[i] = end[parent];
-      slot[i] = slot[parent];
-      i = parent;
-    }
-    end[i] = t;
-    slot[i] = k;
-    if (size > maxInFlight) {
-      maxInFlight = size;
-    }
-  }
-
-  private void removeFirst() {
-    int last = --size;
-    if (last == 0) {
-      return;
-    }
-    long lt = end[last];
-    int lk = slot[last];
-    int i = 0;
-    for (; ; ) {
-      int c = 4 * i + 1;
-      if (c >= last) {
-        break;
-      }
-      int best = c;
-      int stop = Math.min(c + 4, last);
-      for (int j = c + 1; j < stop; j++) {
-        if (before(end[j], slot[j], end[best], slot[best])) {
-          best = j;
-        }
-      }
-      if (!before(end[best], slot[best], lt, lk)) {
-        break;
-      }
-      end[i] = end[best];
-      slot[i] = slot[best];
-      i = best;
-    }
-    end[i] = lt;
-    slot[i] = lk;
   }
 
   /** Requests per bin on route {@code id} (the first policy counts them), or null. */
@@ -260,12 +169,12 @@ final class PolicyRun {
 
   /** The most calls in flight at once. */
   int maxInFlight() {
-    return maxInFlight;
+    return inFlight.maxSize();
   }
 
   /** Entries the in-flight heap can hold without growing: what it retains. */
   int inFlightCapacity() {
-    return end.length;
+    return inFlight.capacity();
   }
 
   /** The routes seen, by name. */
