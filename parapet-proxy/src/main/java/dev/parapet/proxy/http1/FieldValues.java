@@ -23,28 +23,46 @@ final class FieldValues {
    * close).
    */
   static boolean lists(CharSequence v, CharSequence element, boolean ignoreCase) {
-    int end = -1;
-    while (end < v.length()) {
+    // Characters above 0xFF (only in a value set as a String) become '?', which no token holds.
+    AsciiString a = v instanceof AsciiString bytes ? bytes : new AsciiString(v);
+    return lists(a.array(), a.arrayOffset(), a.arrayOffset() + a.length(), element, ignoreCase);
+  }
+
+  /** Whether the value in {@code b[from, to)} lists {@code element}, as {@link #lists} above. */
+  static boolean lists(byte[] b, int from, int to, CharSequence element, boolean ignoreCase) {
+    int end = from - 1;
+    while (end < to) {
       int start = end + 1;
-      end = AsciiString.indexOf(v, ',', start);
-      end = end < 0 ? v.length() : end;
+      end = ByteScan.indexOf(b, start, to, (byte) ',');
+      end = end < 0 ? to : end;
       int e = end;
-      while (start < e && isOws(v.charAt(start))) {
+      while (start < e && ByteScan.isOws(b[start])) {
         start++;
       }
-      while (e > start && isOws(v.charAt(e - 1))) {
+      while (e > start && ByteScan.isOws(b[e - 1])) {
         e--;
       }
-      if (e - start == element.length()
-          && AsciiString.regionMatches(v, ignoreCase, start, element, 0, e - start)) {
+      if (e - start == element.length() && sameText(b, start, element, ignoreCase)) {
         return true;
       }
     }
     return false;
   }
 
-  private static boolean isOws(char c) {
-    return c == ' ' || c == '\t';
+  /** Whether {@code b} from {@code start} holds {@code text}, ASCII case ignored if asked. */
+  private static boolean sameText(byte[] b, int start, CharSequence text, boolean ignoreCase) {
+    for (int k = 0; k < text.length(); k++) {
+      char x = (char) (b[start + k] & 0xFF);
+      char y = text.charAt(k);
+      if (x != y && !(ignoreCase && lower(x) == lower(y))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static char lower(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
   }
 
   /** {@code v} as a decimal number within {@code [min, max]}, else null. */

@@ -40,8 +40,9 @@ public final class HeaderList extends HttpHeaders {
   private final byte[] head;
 
   /**
-   * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value is null until first
-   * asked for (most are only ever written on as bytes), see {@link #value}.
+   * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value (or a number, see
+   * {@link #NUMBER}) is null until first asked for (most are only ever written on as bytes), see
+   * {@link #value}.
    */
   private @Nullable CharSequence[] text;
 
@@ -57,6 +58,12 @@ public final class HeaderList extends HttpHeaders {
 
   private static final int M = 3;
   private static final int NO_LINE = -1;
+
+  /**
+   * The line of a field set as a number ({@link #setInt}): its value is the number in the span's
+   * place, written as digits when the fields are encoded, and made a string only if read.
+   */
+  private static final int NUMBER = -2;
 
   /** Heads at least this long cannot be described by 16-bit offsets. */
   public static final int MAX_HEAD = 1 << 16;
@@ -122,12 +129,34 @@ public final class HeaderList extends HttpHeaders {
     CharSequence v = text[2 * i + 1];
     if (v == null) {
       int span = meta[M * i + 2];
-      int from = span >>> 16;
-      int to = span & 0xFFFF;
-      v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
+      if (meta[M * i + 1] == NUMBER) {
+        v = Integer.toString(span);
+      } else {
+        int from = span >>> 16;
+        int to = span & 0xFFFF;
+        v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
+      }
       text[2 * i + 1] = v;
     }
     return v;
+  }
+
+  /** Whether field {@code i}'s value is still only bytes of the head (received, never read). */
+  private boolean inHead(int i) {
+    return text[2 * i + 1] == null && meta[M * i + 1] != NUMBER;
+  }
+
+  /**
+   * Where received field {@code i}'s value lies in {@link #head()}, packed as {@code from << 16 |
+   * to}: for the decoder, which reads the framing fields in place before anyone else can edit them.
+   */
+  int valueSpan(int i) {
+    return meta[M * i + 2];
+  }
+
+  /** The message head the received fields are views into. */
+  byte[] head() {
+    return head;
   }
 
   private CharSequence name(int i) {
@@ -151,7 +180,7 @@ public final class HeaderList extends HttpHeaders {
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
       int line = meta[M * i + 1];
-      int start = line == NO_LINE ? -1 : line >>> 16;
+      int start = line == NO_LINE || line == NUMBER ? -1 : line >>> 16;
       if (start >= 0 && start == runEnd) {
         runEnd = line & 0xFFFF;
         continue;
@@ -167,13 +196,33 @@ public final class HeaderList extends HttpHeaders {
         runEnd = -1;
         buf.writeCharSequence(name(i), StandardCharsets.ISO_8859_1);
         buf.writeShort((':' << 8) | ' ');
-        buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
+        if (line == NUMBER && text[2 * i + 1] == null) {
+          writeDigits(buf, meta[M * i + 2]);
+        } else {
+          buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
+        }
         buf.writeShort(('\r' << 8) | '\n');
       }
     }
     if (runStart >= 0) {
       buf.writeBytes(head, runStart, runEnd - runStart);
     }
+  }
+
+  /** Writes {@code n} (at least 0) as decimal digits. */
+  private static void writeDigits(ByteBuf buf, int n) {
+    int digits = 1;
+    for (int rest = n / 10; rest > 0; rest /= 10) {
+      digits++;
+    }
+    int at = buf.writerIndex();
+    buf.ensureWritable(digits);
+    int rest = n;
+    for (int d = digits - 1; d >= 0; d--) {
+      buf.setByte(at + d, '0' + rest % 10);
+      rest /= 10;
+    }
+    buf.writerIndex(at + digits);
   }
 
   /** A name's length and lowercase first character: equal for names equal ignoring case. */
@@ -232,10 +281,25 @@ public final class HeaderList extends HttpHeaders {
     return get((CharSequence) name);
   }
 
+  /**
+   * The first {@code name} field's value as a string. A received value read first this way is made
+   * a string straight from the head (and kept), not a view and then a string.
+   */
   @Override
   public @Nullable String get(CharSequence name) {
-    CharSequence v = first(name);
-    return v == null ? null : v.toString();
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return null;
+    }
+    if (inHead(i)) {
+      int span = meta[M * i + 2];
+      String v =
+          new String(
+              head, span >>> 16, (span & 0xFFFF) - (span >>> 16), StandardCharsets.ISO_8859_1);
+      text[2 * i + 1] = v;
+      return v;
+    }
+    return value(i).toString();
   }
 
   /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
@@ -403,7 +467,10 @@ public final class HeaderList extends HttpHeaders {
   @Override
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      if (FieldValues.lists(value(i), value, ignoreCase)) {
+      int span = meta[M * i + 2];
+      if (inHead(i)
+          ? FieldValues.lists(head, span >>> 16, span & 0xFFFF, value, ignoreCase)
+          : FieldValues.lists(value(i), value, ignoreCase)) {
         return true;
       }
     }
@@ -501,9 +568,19 @@ public final class HeaderList extends HttpHeaders {
     return add(name, values);
   }
 
+  /**
+   * Sets a number without making it a string: its digits are written when the fields are encoded
+   * (the deadline, set for every attempt, is one).
+   */
   @Override
   public HttpHeaders setInt(CharSequence name, int value) {
-    return set(name, Integer.toString(value));
+    if (value < 0) {
+      return set(name, Integer.toString(value));
+    }
+    CharSequence n = FieldNames.checked(name);
+    remove(n);
+    append(n, null, NUMBER, value);
+    return this;
   }
 
   @Override
