@@ -1,5 +1,6 @@
 package dev.parapet.proxy.http1;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.util.AsciiString;
@@ -8,9 +9,9 @@ import java.util.Date;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How {@link HeaderList} reads and checks field values: list elements (RFC 9110 §5.6.1) and decimal
- * numbers read in place, values checked before they are set as Netty's headers check them (no CR,
- * LF or NUL).
+ * How {@link HeaderList} reads, checks and writes field values: list elements (RFC 9110 §5.6.1) and
+ * decimal numbers read in place, values checked before they are set as Netty's headers check them
+ * (no CR, LF or NUL), numbers written as digits without a string.
  */
 final class FieldValues {
   private FieldValues() {}
@@ -97,5 +98,21 @@ final class FieldValues {
       throw new IllegalArgumentException("a header value with an invalid character: " + v);
     }
     return v;
+  }
+
+  /** Writes {@code n} (at least 0) as decimal digits. */
+  static void writeDigits(ByteBuf buf, int n) {
+    int digits = 1;
+    for (int rest = n / 10; rest > 0; rest /= 10) {
+      digits++;
+    }
+    int at = buf.writerIndex();
+    buf.ensureWritable(digits);
+    int rest = n;
+    for (int d = digits - 1; d >= 0; d--) {
+      buf.setByte(at + d, '0' + rest % 10);
+      rest /= 10;
+    }
+    buf.writerIndex(at + digits);
   }
 }

@@ -47,10 +47,10 @@ public final class HeaderList extends HttpHeaders {
   private @Nullable CharSequence[] text;
 
   /**
-   * {@value #M} ints per field: its name's {@link #key} (most lookups compare these ints and
-   * nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start <<
-   * 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines that
-   * needed repair); where its received value lies in the head, packed the same way. A head is
+   * {@value #M} ints per field: its name's {@link FieldNames#key} (most lookups compare these ints
+   * and nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start
+   * << 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines
+   * that needed repair); where its received value lies in the head, packed the same way. A head is
    * shorter than 64 KiB ({@link Http1Decoder} refuses longer limits), so 16 bits each suffice, and
    * a message's fields cost two allocations.
    */
@@ -71,11 +71,11 @@ public final class HeaderList extends HttpHeaders {
   private int size;
 
   /**
-   * One bit per field present, at {@link #bit} of its {@link #key}: a lookup of a name whose bit is
-   * clear ends without a scan. Most lookups are of absent fields (Transfer-Encoding beside
-   * Content-Length, Keep-Alive, Via, the deadline, the hop-by-hop set), asked of every message;
-   * scanning a dozen fields for each was a tenth of the event loop's own time at saturation. Bits
-   * are set as fields are added and recomputed when fields are removed.
+   * One bit per field present, at {@link FieldNames#bit} of its {@link FieldNames#key}: a lookup of
+   * a name whose bit is clear ends without a scan. Most lookups are of absent fields
+   * (Transfer-Encoding beside Content-Length, Keep-Alive, Via, the deadline, the hop-by-hop set),
+   * asked of every message; scanning a dozen fields for each was a tenth of the event loop's own
+   * time at saturation. Bits are set as fields are added and recomputed when fields are removed.
    */
   private long present;
 
@@ -116,9 +116,9 @@ public final class HeaderList extends HttpHeaders {
     }
     text[2 * size] = name;
     text[2 * size + 1] = value;
-    int k = key(name);
+    int k = FieldNames.key(name);
     meta[M * size] = k;
-    present |= bit(k);
+    present |= FieldNames.bit(k);
     meta[M * size + 1] = line;
     meta[M * size + 2] = span;
     size++;
@@ -197,7 +197,7 @@ public final class HeaderList extends HttpHeaders {
         buf.writeCharSequence(name(i), StandardCharsets.ISO_8859_1);
         buf.writeShort((':' << 8) | ' ');
         if (line == NUMBER && text[2 * i + 1] == null) {
-          writeDigits(buf, meta[M * i + 2]);
+          FieldValues.writeDigits(buf, meta[M * i + 2]);
         } else {
           buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
         }
@@ -209,46 +209,10 @@ public final class HeaderList extends HttpHeaders {
     }
   }
 
-  /** Writes {@code n} (at least 0) as decimal digits. */
-  private static void writeDigits(ByteBuf buf, int n) {
-    int digits = 1;
-    for (int rest = n / 10; rest > 0; rest /= 10) {
-      digits++;
-    }
-    int at = buf.writerIndex();
-    buf.ensureWritable(digits);
-    int rest = n;
-    for (int d = digits - 1; d >= 0; d--) {
-      buf.setByte(at + d, '0' + rest % 10);
-      rest /= 10;
-    }
-    buf.writerIndex(at + digits);
-  }
-
-  /** A name's length and lowercase first character: equal for names equal ignoring case. */
-  private static int key(CharSequence name) {
-    int n = name.length();
-    if (n == 0) {
-      return 0;
-    }
-    // Names are mostly AsciiString constants and views: read the byte, not a char through the
-    // interface.
-    int c = name instanceof AsciiString a ? a.byteAt(0) & 0xFF : name.charAt(0);
-    if (c >= 'A' && c <= 'Z') {
-      c += 'a' - 'A'; // names are tokens: ASCII case folding is all there is
-    }
-    return (n << 8) | (c & 0xFF);
-  }
-
-  /** The bit of {@link #present} for a name whose {@link #key} is {@code k}. */
-  private static long bit(int k) {
-    return 1L << ((k * 0x9E3779B9) >>> 26); // the key's top six bits after a Fibonacci hash
-  }
-
   /** The index of the first {@code name} field at or after {@code from}, or -1. */
   int indexOf(CharSequence name, int from) {
-    int k = key(name);
-    if ((present & bit(k)) == 0) {
+    int k = FieldNames.key(name);
+    if ((present & FieldNames.bit(k)) == 0) {
       return -1;
     }
     for (int i = from; i < size; i++) {
@@ -615,7 +579,7 @@ public final class HeaderList extends HttpHeaders {
     size = kept;
     long bits = 0;
     for (int j = 0; j < size; j++) {
-      bits |= bit(meta[M * j]);
+      bits |= FieldNames.bit(meta[M * j]);
     }
     present = bits;
     return this;
