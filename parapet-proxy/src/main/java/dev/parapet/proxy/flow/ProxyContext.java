@@ -32,10 +32,12 @@ import dev.parapet.proxy.upstream.OriginSettings;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -97,6 +99,15 @@ public final class ProxyContext {
 
   /** The monitor's level last handed to admission (changes are pushed on the next request). */
   private volatile OverloadLevel pushedLevel = OverloadLevel.NONE;
+
+  /**
+   * Breaker keys by scope and name, each made once: every attempt asks for its breaker, and a key
+   * made for each was about 25 bytes of every request. Names come from configuration; a bound keeps
+   * the map small should hosts come and go.
+   */
+  private final Map<Scope, ConcurrentHashMap<String, BreakerKey>> breakerKeys = keysByScope();
+
+  private static final int MAX_CACHED_KEYS = 4096;
 
   private ProxyContext(Builder b) {
     this.settings = b.settings;
@@ -240,17 +251,27 @@ public final class ProxyContext {
    */
   public static BreakerKey breakerKey(Route route, OriginPool origin, HostPool host, int shard) {
     Scope scope = breakerScope(route, origin);
+    return BreakerKey.of(scope, breakerName(scope, route, origin, host, shard));
+  }
+
+  private static String breakerName(
+      Scope scope, Route route, OriginPool origin, HostPool host, int shard) {
     return switch (scope) {
-      case ORIGIN -> BreakerKey.of(Scope.ORIGIN, origin.name());
+      case ORIGIN -> origin.name();
       case ROUTE ->
-          BreakerKey.of(
-              Scope.ROUTE,
-              origin.name().equals(route.origin())
-                  ? route.id()
-                  : route.id() + "->" + origin.name());
-      case HOST -> BreakerKey.of(Scope.HOST, host.id());
-      case SHARD -> BreakerKey.of(Scope.SHARD, origin.name() + "/" + shard);
+          origin.name().equals(route.origin()) ? route.id() : route.id() + "->" + origin.name();
+      case HOST -> host.id();
+      case SHARD -> origin.name() + "/" + shard;
     };
+  }
+
+  /** An empty map of keys for every scope, filled before the context is shared (read only). */
+  private static Map<Scope, ConcurrentHashMap<String, BreakerKey>> keysByScope() {
+    Map<Scope, ConcurrentHashMap<String, BreakerKey>> m = new EnumMap<>(Scope.class);
+    for (Scope s : Scope.values()) {
+      m.put(s, new ConcurrentHashMap<>());
+    }
+    return m;
   }
 
   /** The route's own scope on its own origin, the pool's scope otherwise. */
@@ -262,7 +283,18 @@ public final class ProxyContext {
   }
 
   CircuitBreaker breaker(Route route, OriginPool origin, HostPool host, int shard, long now) {
-    return breakers.get(breakerKey(route, origin, host, shard), now);
+    Scope scope = breakerScope(route, origin);
+    String name = breakerName(scope, route, origin, host, shard);
+    ConcurrentHashMap<String, BreakerKey> byName = Objects.requireNonNull(breakerKeys.get(scope));
+    BreakerKey key = byName.get(name);
+    if (key == null) {
+      key = BreakerKey.of(scope, name);
+      if (byName.size() < MAX_CACHED_KEYS) {
+        BreakerKey before = byName.putIfAbsent(name, key);
+        key = before != null ? before : key;
+      }
+    }
+    return breakers.get(key, now);
   }
 
   /**

@@ -92,12 +92,13 @@ final class RequestChecks {
     if (req.headers().size() > maxHeaderFields) {
       return "header fields : " + req.headers().size() + " (expected: <= " + maxHeaderFields + ")";
     }
+    // The value as a string first: routing reads it so too, and HeaderList then keeps that one.
+    String host = req.headers().get(HttpHeaderNames.HOST);
     int hosts = 0; // counted in place: getAll would copy the values into a list per request
-    CharSequence host = null;
     for (Iterator<? extends CharSequence> it =
             req.headers().valueCharSequenceIterator(HttpHeaderNames.HOST);
-        it.hasNext(); ) {
-      host = it.next();
+        it.hasNext();
+        it.next()) {
       hosts++;
     }
     // HTTP/1.0 may leave Host out; HTTP/1.1 must send exactly one, and so does HTTP/2, whose

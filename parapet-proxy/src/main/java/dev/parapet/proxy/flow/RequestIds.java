@@ -1,6 +1,7 @@
 package dev.parapet.proxy.flow;
 
 import dev.parapet.core.time.RandomSource;
+import java.util.HexFormat;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +24,7 @@ public final class RequestIds {
   public static final String HEADER = "X-Request-Id";
 
   private static final int MAX_LENGTH = 128;
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final HexFormat HEX = HexFormat.of();
 
   private final AtomicLong next;
   private final ConcurrentHashMap<Long, String> adopted = new ConcurrentHashMap<>();
@@ -41,14 +42,9 @@ public final class RequestIds {
 
   /** The generated id of {@code id}: 16 lower-case hex digits. */
   public static String format(long id) {
-    // Once per request: one char[] and its String, rather than toHexString, padding and a concat.
-    char[] c = new char[16];
-    long v = id;
-    for (int i = 15; i >= 0; i--) {
-      c[i] = HEX[(int) (v & 0xF)];
-      v >>>= 4;
-    }
-    return new String(c);
+    // Once per request: HexFormat makes the String around its own byte array, without the char[]
+    // and the copy a String made of one takes.
+    return HEX.toHexDigits(id);
   }
 
   /**

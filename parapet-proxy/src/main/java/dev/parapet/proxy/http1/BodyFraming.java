@@ -1,5 +1,6 @@
 package dev.parapet.proxy.http1;
 
+import static dev.parapet.proxy.http1.ByteScan.indexOf;
 import static dev.parapet.proxy.http1.ByteScan.isDigit;
 import static dev.parapet.proxy.http1.ByteScan.isOws;
 
@@ -8,6 +9,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The fields that frame a message's body, read as strictly as a proxy must (RFC 9112 §6): a
@@ -26,43 +28,47 @@ final class BodyFraming {
    * responses, which a proxy must not. An empty value is invalid too: read as "no length", it would
    * let a body be taken for the next message.
    */
-  static long contentLength(CharSequence value, long before) {
-    long length = -1;
-    int n = value.length();
-    if (n == 0) {
+  static long contentLength(HeaderList h, int field, long before) {
+    // Read in place: the decoder's fields are still the head's bytes.
+    byte[] b = h.head();
+    int span = h.valueSpan(field);
+    int from = span >>> 16;
+    int n = span & 0xFFFF;
+    if (from == n) {
       throw new ProblemException("invalid Content-Length: empty (expected: digits)");
     }
-    int i = 0;
+    long length = -1;
+    int i = from;
     while (i < n) {
       int start = i;
       long v = 0;
-      while (i < n && isDigit(at(value, i))) {
+      while (i < n && isDigit(b[i])) {
         if (i - start >= 18) {
           throw new ProblemException("Content-Length too large");
         }
-        v = v * 10 + (at(value, i) - '0');
+        v = v * 10 + (b[i] - '0');
         i++;
       }
       if (i == start) {
-        throw new ProblemException("invalid Content-Length: " + value);
+        throw new ProblemException("invalid Content-Length: " + text(b, from, n));
       }
       if (length >= 0 && v != length) {
-        throw new ProblemException("conflicting Content-Length values: " + value);
+        throw new ProblemException("conflicting Content-Length values: " + text(b, from, n));
       }
       length = v;
-      while (i < n && isOws(at(value, i))) {
+      while (i < n && isOws(b[i])) {
         i++;
       }
       if (i < n) {
-        if (at(value, i) != ',') {
-          throw new ProblemException("invalid Content-Length: " + value);
+        if (b[i] != ',') {
+          throw new ProblemException("invalid Content-Length: " + text(b, from, n));
         }
         i++;
-        while (i < n && isOws(at(value, i))) {
+        while (i < n && isOws(b[i])) {
           i++;
         }
         if (i == n) {
-          throw new ProblemException("invalid Content-Length: " + value);
+          throw new ProblemException("invalid Content-Length: " + text(b, from, n));
         }
       }
     }
@@ -70,6 +76,17 @@ final class BodyFraming {
       throw new ProblemException("conflicting Content-Length fields");
     }
     return length;
+  }
+
+  /** Whether received field {@code field}'s value is a list (holds a comma), read in place. */
+  static boolean isList(HeaderList h, int field) {
+    int span = h.valueSpan(field);
+    return indexOf(h.head(), span >>> 16, span & 0xFFFF, (byte) ',') >= 0;
+  }
+
+  /** A value's bytes as the characters they are (ISO-8859-1), for a message. */
+  private static String text(byte[] b, int from, int to) {
+    return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   /**
@@ -96,10 +113,5 @@ final class BodyFraming {
     if (contentLength >= 0) {
       throw new ProblemException("Transfer-Encoding and Content-Length in one " + message);
     }
-  }
-
-  /** A value's character as the byte it came as (values are ISO-8859-1). */
-  static byte at(CharSequence value, int i) {
-    return (byte) value.charAt(i);
   }
 }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * that is a common one ({@link #COMMON_NAMES}, in either of the two spellings they come in) is that
  * constant, found with a compare or two; any other is a view of its bytes checked here. A name set
  * through {@link HeaderList}'s {@code HttpHeaders} methods is checked too, unless it is one of the
- * proxy's own constants ({@link #token}), recognized by identity.
+ * proxy's own constants ({@link #token}), recognized by identity. A name's {@link #key} and {@link
+ * #bit} are what {@link HeaderList}'s lookups compare before the name itself.
  */
 final class FieldNames {
   /** Header names seen in most requests and responses. */
@@ -169,5 +170,28 @@ final class FieldNames {
       throw new IllegalArgumentException("a header name with an invalid character: " + name);
     }
     return name;
+  }
+
+  /** A name's length and lowercase first character: equal for names equal ignoring case. */
+  static int key(CharSequence name) {
+    int n = name.length();
+    if (n == 0) {
+      return 0;
+    }
+    // Names are mostly AsciiString constants and views: read the byte, not a char through the
+    // interface.
+    int c = name instanceof AsciiString a ? a.byteAt(0) & 0xFF : name.charAt(0);
+    if (c >= 'A' && c <= 'Z') {
+      c += 'a' - 'A'; // names are tokens: ASCII case folding is all there is
+    }
+    return (n << 8) | (c & 0xFF);
+  }
+
+  /**
+   * The bit of a {@link HeaderList}'s presence mask for a name whose {@link #key} is {@code k}: one
+   * of 64, so that a lookup of an absent name mostly ends without a scan.
+   */
+  static long bit(int k) {
+    return 1L << ((k * 0x9E3779B9) >>> 26); // the key's top six bits after a Fibonacci hash
   }
 }

@@ -1,5 +1,6 @@
 package dev.parapet.proxy.http1;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.util.AsciiString;
@@ -8,9 +9,9 @@ import java.util.Date;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How {@link HeaderList} reads and checks field values: list elements (RFC 9110 §5.6.1) and decimal
- * numbers read in place, values checked before they are set as Netty's headers check them (no CR,
- * LF or NUL).
+ * How {@link HeaderList} reads, checks and writes field values: list elements (RFC 9110 §5.6.1) and
+ * decimal numbers read in place, values checked before they are set as Netty's headers check them
+ * (no CR, LF or NUL), numbers written as digits without a string.
  */
 final class FieldValues {
   private FieldValues() {}
@@ -23,28 +24,46 @@ final class FieldValues {
    * close).
    */
   static boolean lists(CharSequence v, CharSequence element, boolean ignoreCase) {
-    int end = -1;
-    while (end < v.length()) {
+    // Characters above 0xFF (only in a value set as a String) become '?', which no token holds.
+    AsciiString a = v instanceof AsciiString bytes ? bytes : new AsciiString(v);
+    return lists(a.array(), a.arrayOffset(), a.arrayOffset() + a.length(), element, ignoreCase);
+  }
+
+  /** Whether the value in {@code b[from, to)} lists {@code element}, as {@link #lists} above. */
+  static boolean lists(byte[] b, int from, int to, CharSequence element, boolean ignoreCase) {
+    int end = from - 1;
+    while (end < to) {
       int start = end + 1;
-      end = AsciiString.indexOf(v, ',', start);
-      end = end < 0 ? v.length() : end;
+      end = ByteScan.indexOf(b, start, to, (byte) ',');
+      end = end < 0 ? to : end;
       int e = end;
-      while (start < e && isOws(v.charAt(start))) {
+      while (start < e && ByteScan.isOws(b[start])) {
         start++;
       }
-      while (e > start && isOws(v.charAt(e - 1))) {
+      while (e > start && ByteScan.isOws(b[e - 1])) {
         e--;
       }
-      if (e - start == element.length()
-          && AsciiString.regionMatches(v, ignoreCase, start, element, 0, e - start)) {
+      if (e - start == element.length() && sameText(b, start, element, ignoreCase)) {
         return true;
       }
     }
     return false;
   }
 
-  private static boolean isOws(char c) {
-    return c == ' ' || c == '\t';
+  /** Whether {@code b} from {@code start} holds {@code text}, ASCII case ignored if asked. */
+  private static boolean sameText(byte[] b, int start, CharSequence text, boolean ignoreCase) {
+    for (int k = 0; k < text.length(); k++) {
+      char x = (char) (b[start + k] & 0xFF);
+      char y = text.charAt(k);
+      if (x != y && !(ignoreCase && lower(x) == lower(y))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static char lower(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
   }
 
   /** {@code v} as a decimal number within {@code [min, max]}, else null. */
@@ -79,5 +98,21 @@ final class FieldValues {
       throw new IllegalArgumentException("a header value with an invalid character: " + v);
     }
     return v;
+  }
+
+  /** Writes {@code n} (at least 0) as decimal digits. */
+  static void writeDigits(ByteBuf buf, int n) {
+    int digits = 1;
+    for (int rest = n / 10; rest > 0; rest /= 10) {
+      digits++;
+    }
+    int at = buf.writerIndex();
+    buf.ensureWritable(digits);
+    int rest = n;
+    for (int d = digits - 1; d >= 0; d--) {
+      buf.setByte(at + d, '0' + rest % 10);
+      rest /= 10;
+    }
+    buf.writerIndex(at + digits);
   }
 }

@@ -40,16 +40,17 @@ public final class HeaderList extends HttpHeaders {
   private final byte[] head;
 
   /**
-   * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value is null until first
-   * asked for (most are only ever written on as bytes), see {@link #value}.
+   * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value (or a number, see
+   * {@link #NUMBER}) is null until first asked for (most are only ever written on as bytes), see
+   * {@link #value}.
    */
   private @Nullable CharSequence[] text;
 
   /**
-   * {@value #M} ints per field: its name's {@link #key} (most lookups compare these ints and
-   * nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start <<
-   * 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines that
-   * needed repair); where its received value lies in the head, packed the same way. A head is
+   * {@value #M} ints per field: its name's {@link FieldNames#key} (most lookups compare these ints
+   * and nothing else); where its line lies in {@link #head}, CRLF included, packed as {@code start
+   * << 16 | end} if it can be written as it came ({@link #NO_LINE} for fields added here or lines
+   * that needed repair); where its received value lies in the head, packed the same way. A head is
    * shorter than 64 KiB ({@link Http1Decoder} refuses longer limits), so 16 bits each suffice, and
    * a message's fields cost two allocations.
    */
@@ -58,17 +59,23 @@ public final class HeaderList extends HttpHeaders {
   private static final int M = 3;
   private static final int NO_LINE = -1;
 
+  /**
+   * The line of a field set as a number ({@link #setInt}): its value is the number in the span's
+   * place, written as digits when the fields are encoded, and made a string only if read.
+   */
+  private static final int NUMBER = -2;
+
   /** Heads at least this long cannot be described by 16-bit offsets. */
   public static final int MAX_HEAD = 1 << 16;
 
   private int size;
 
   /**
-   * One bit per field present, at {@link #bit} of its {@link #key}: a lookup of a name whose bit is
-   * clear ends without a scan. Most lookups are of absent fields (Transfer-Encoding beside
-   * Content-Length, Keep-Alive, Via, the deadline, the hop-by-hop set), asked of every message;
-   * scanning a dozen fields for each was a tenth of the event loop's own time at saturation. Bits
-   * are set as fields are added and recomputed when fields are removed.
+   * One bit per field present, at {@link FieldNames#bit} of its {@link FieldNames#key}: a lookup of
+   * a name whose bit is clear ends without a scan. Most lookups are of absent fields
+   * (Transfer-Encoding beside Content-Length, Keep-Alive, Via, the deadline, the hop-by-hop set),
+   * asked of every message; scanning a dozen fields for each was a tenth of the event loop's own
+   * time at saturation. Bits are set as fields are added and recomputed when fields are removed.
    */
   private long present;
 
@@ -109,9 +116,9 @@ public final class HeaderList extends HttpHeaders {
     }
     text[2 * size] = name;
     text[2 * size + 1] = value;
-    int k = key(name);
+    int k = FieldNames.key(name);
     meta[M * size] = k;
-    present |= bit(k);
+    present |= FieldNames.bit(k);
     meta[M * size + 1] = line;
     meta[M * size + 2] = span;
     size++;
@@ -122,12 +129,34 @@ public final class HeaderList extends HttpHeaders {
     CharSequence v = text[2 * i + 1];
     if (v == null) {
       int span = meta[M * i + 2];
-      int from = span >>> 16;
-      int to = span & 0xFFFF;
-      v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
+      if (meta[M * i + 1] == NUMBER) {
+        v = Integer.toString(span);
+      } else {
+        int from = span >>> 16;
+        int to = span & 0xFFFF;
+        v = from == to ? AsciiString.EMPTY_STRING : new AsciiString(head, from, to - from, false);
+      }
       text[2 * i + 1] = v;
     }
     return v;
+  }
+
+  /** Whether field {@code i}'s value is still only bytes of the head (received, never read). */
+  private boolean inHead(int i) {
+    return text[2 * i + 1] == null && meta[M * i + 1] != NUMBER;
+  }
+
+  /**
+   * Where received field {@code i}'s value lies in {@link #head()}, packed as {@code from << 16 |
+   * to}: for the decoder, which reads the framing fields in place before anyone else can edit them.
+   */
+  int valueSpan(int i) {
+    return meta[M * i + 2];
+  }
+
+  /** The message head the received fields are views into. */
+  byte[] head() {
+    return head;
   }
 
   private CharSequence name(int i) {
@@ -151,7 +180,7 @@ public final class HeaderList extends HttpHeaders {
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
       int line = meta[M * i + 1];
-      int start = line == NO_LINE ? -1 : line >>> 16;
+      int start = line == NO_LINE || line == NUMBER ? -1 : line >>> 16;
       if (start >= 0 && start == runEnd) {
         runEnd = line & 0xFFFF;
         continue;
@@ -167,7 +196,11 @@ public final class HeaderList extends HttpHeaders {
         runEnd = -1;
         buf.writeCharSequence(name(i), StandardCharsets.ISO_8859_1);
         buf.writeShort((':' << 8) | ' ');
-        buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
+        if (line == NUMBER && text[2 * i + 1] == null) {
+          FieldValues.writeDigits(buf, meta[M * i + 2]);
+        } else {
+          buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
+        }
         buf.writeShort(('\r' << 8) | '\n');
       }
     }
@@ -176,30 +209,10 @@ public final class HeaderList extends HttpHeaders {
     }
   }
 
-  /** A name's length and lowercase first character: equal for names equal ignoring case. */
-  private static int key(CharSequence name) {
-    int n = name.length();
-    if (n == 0) {
-      return 0;
-    }
-    // Names are mostly AsciiString constants and views: read the byte, not a char through the
-    // interface.
-    int c = name instanceof AsciiString a ? a.byteAt(0) & 0xFF : name.charAt(0);
-    if (c >= 'A' && c <= 'Z') {
-      c += 'a' - 'A'; // names are tokens: ASCII case folding is all there is
-    }
-    return (n << 8) | (c & 0xFF);
-  }
-
-  /** The bit of {@link #present} for a name whose {@link #key} is {@code k}. */
-  private static long bit(int k) {
-    return 1L << ((k * 0x9E3779B9) >>> 26); // the key's top six bits after a Fibonacci hash
-  }
-
   /** The index of the first {@code name} field at or after {@code from}, or -1. */
   int indexOf(CharSequence name, int from) {
-    int k = key(name);
-    if ((present & bit(k)) == 0) {
+    int k = FieldNames.key(name);
+    if ((present & FieldNames.bit(k)) == 0) {
       return -1;
     }
     for (int i = from; i < size; i++) {
@@ -232,10 +245,25 @@ public final class HeaderList extends HttpHeaders {
     return get((CharSequence) name);
   }
 
+  /**
+   * The first {@code name} field's value as a string. A received value read first this way is made
+   * a string straight from the head (and kept), not a view and then a string.
+   */
   @Override
   public @Nullable String get(CharSequence name) {
-    CharSequence v = first(name);
-    return v == null ? null : v.toString();
+    int i = indexOf(name, 0);
+    if (i < 0) {
+      return null;
+    }
+    if (inHead(i)) {
+      int span = meta[M * i + 2];
+      String v =
+          new String(
+              head, span >>> 16, (span & 0xFFFF) - (span >>> 16), StandardCharsets.ISO_8859_1);
+      text[2 * i + 1] = v;
+      return v;
+    }
+    return value(i).toString();
   }
 
   /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
@@ -403,7 +431,10 @@ public final class HeaderList extends HttpHeaders {
   @Override
   public boolean containsValue(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
-      if (FieldValues.lists(value(i), value, ignoreCase)) {
+      int span = meta[M * i + 2];
+      if (inHead(i)
+          ? FieldValues.lists(head, span >>> 16, span & 0xFFFF, value, ignoreCase)
+          : FieldValues.lists(value(i), value, ignoreCase)) {
         return true;
       }
     }
@@ -501,9 +532,19 @@ public final class HeaderList extends HttpHeaders {
     return add(name, values);
   }
 
+  /**
+   * Sets a number without making it a string: its digits are written when the fields are encoded
+   * (the deadline, set for every attempt, is one).
+   */
   @Override
   public HttpHeaders setInt(CharSequence name, int value) {
-    return set(name, Integer.toString(value));
+    if (value < 0) {
+      return set(name, Integer.toString(value));
+    }
+    CharSequence n = FieldNames.checked(name);
+    remove(n);
+    append(n, null, NUMBER, value);
+    return this;
   }
 
   @Override
@@ -538,7 +579,7 @@ public final class HeaderList extends HttpHeaders {
     size = kept;
     long bits = 0;
     for (int j = 0; j < size; j++) {
-      bits |= bit(meta[M * j]);
+      bits |= FieldNames.bit(meta[M * j]);
     }
     present = bits;
     return this;

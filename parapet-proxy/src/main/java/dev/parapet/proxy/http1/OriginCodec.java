@@ -2,6 +2,7 @@ package dev.parapet.proxy.http1;
 
 import static dev.parapet.proxy.http1.BodyFraming.checkChunkedOnly;
 import static dev.parapet.proxy.http1.BodyFraming.contentLength;
+import static dev.parapet.proxy.http1.BodyFraming.isList;
 import static dev.parapet.proxy.http1.ByteScan.indexOf;
 import static dev.parapet.proxy.http1.ByteScan.isControl;
 import static dev.parapet.proxy.http1.ByteScan.isDigit;
@@ -25,7 +26,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
-import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -259,10 +259,9 @@ public final class OriginCodec {
       long length = -1;
       boolean repeated = false;
       for (int f = first; f >= 0; ) {
-        CharSequence v = h.valueAt(f);
-        length = contentLength(v, length);
+        length = contentLength(h, f, length);
         int next = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, f + 1);
-        repeated |= next >= 0 || AsciiString.indexOf(v, ',', 0) >= 0;
+        repeated |= next >= 0 || isList(h, f);
         f = next;
       }
       if (repeated) {

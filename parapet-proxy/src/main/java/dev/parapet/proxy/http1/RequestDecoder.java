@@ -2,6 +2,7 @@ package dev.parapet.proxy.http1;
 
 import static dev.parapet.proxy.http1.BodyFraming.checkChunkedOnly;
 import static dev.parapet.proxy.http1.BodyFraming.contentLength;
+import static dev.parapet.proxy.http1.BodyFraming.isList;
 import static dev.parapet.proxy.http1.ByteScan.indexOf;
 import static dev.parapet.proxy.http1.ByteScan.sameBytes;
 import static dev.parapet.proxy.http1.ByteScan.text;
@@ -133,12 +134,10 @@ public final class RequestDecoder extends Http1Decoder {
     long contentLength = -1;
     int f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, 0);
     if (f >= 0) {
-      CharSequence v = h.valueAt(f);
-      if (h.indexOf(HttpHeaderNames.CONTENT_LENGTH, f + 1) >= 0
-          || AsciiString.indexOf(v, ',', 0) >= 0) {
+      if (h.indexOf(HttpHeaderNames.CONTENT_LENGTH, f + 1) >= 0 || isList(h, f)) {
         throw new ProblemException("more than one Content-Length");
       }
-      contentLength = contentLength(v, -1);
+      contentLength = contentLength(h, f, -1);
     }
     int te = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, 0);
     if (te >= 0) {

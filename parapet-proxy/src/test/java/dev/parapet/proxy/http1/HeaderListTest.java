@@ -125,6 +125,34 @@ class HeaderListTest {
   }
 
   @Test
+  void numbersSetAsIntsAreWrittenAsDigitsAndReadAsStrings() {
+    HeaderList h = received("Host: a");
+    h.setInt("Parapet-Deadline", 4950);
+    h.setInt("Zero", 0);
+    h.setInt("Below", -7);
+    assertThat(encoded(h))
+        .isEqualTo("Host: a\r\nParapet-Deadline: 4950\r\nZero: 0\r\nBelow: -7\r\n");
+    assertThat(h.get("parapet-deadline")).isEqualTo("4950");
+    assertThat(h.getInt("Parapet-Deadline")).isEqualTo(4950);
+    h.setInt("Parapet-Deadline", Integer.MAX_VALUE);
+    assertThat(encoded(h))
+        .isEqualTo("Host: a\r\nZero: 0\r\nBelow: -7\r\nParapet-Deadline: 2147483647\r\n");
+    assertThatThrownBy(() -> h.setInt("Bad Name", 1)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aReceivedValueMatchesTheSameInPlaceAndOnceReadAsAString() {
+    HeaderList h = received("Connection: keep-alive, Upgrade", "Host: example.com");
+    assertThat(h.containsValue("Connection", "upgrade", true)).isTrue(); // the head's bytes
+    assertThat(h.containsValue("Connection", "upgrade", false)).isFalse();
+    assertThat(h.get("Connection")).isEqualTo("keep-alive, Upgrade");
+    assertThat(h.containsValue("Connection", "upgrade", true)).isTrue(); // the string kept
+    assertThat(h.containsValue("Connection", "close", true)).isFalse();
+    assertThat(h.get("host")).isSameAs(h.get("HOST"));
+    assertThat(encoded(h)).isEqualTo("Connection: keep-alive, Upgrade\r\nHost: example.com\r\n");
+  }
+
+  @Test
   void addedFieldsAreWrittenAsNettyWritesThem() {
     String longValue = "v".repeat(300);
     HeaderList h = new HeaderList(4);
