@@ -80,8 +80,9 @@ class Http2AbuseTest {
         // the proxy closed the connection while streams were still being opened
       }
       await().atMost(WAIT).until(() -> bad.closed.isDone());
+      // (How many of the 1000 the client wrote before the close is the scheduler's business: on a
+      // busy machine all of them may be in its buffers first. The GOAWAY and the close are not.)
       assertThat(goAways(p, "flood")).isEqualTo(1.0);
-      assertThat(sent).isLessThan(1000);
       assertThat(p.metrics().scrape())
           .containsPattern(
               "parapet_h2_stream_errors_total\\{kind=\"client_reset\",listener=\"edge-test\"} [1-9]");
