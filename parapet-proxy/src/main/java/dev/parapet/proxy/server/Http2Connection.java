@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  *       window, streams the client resets before their response is complete are counted here in a
  *       window of the same length; past the limit the connection gets GOAWAY ENHANCE_YOUR_CALM and
  *       is closed. A reset stream's request is cancelled like a closed HTTP/1.1 connection's;
- *   <li><b>idle</b>: no stream open for the listener's idle timeout: GOAWAY and close.
+ *   <li><b>idle</b>: no stream open for the listener's idle timeout: GOAWAY and close;
+ *   <li><b>header timeout</b>: a header block still incomplete after the listener's header timeout
+ *       ({@link Http2HeadTimer}): GOAWAY and close.
  * </ul>
  *
  * The codec's own connection errors (floods of PING, SETTINGS, empty DATA or CONTINUATION frames,
@@ -192,6 +194,16 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
       ch.writeAndFlush(new DefaultHttp2GoAwayFrame(Http2Error.ENHANCE_YOUR_CALM))
           .addListener(ChannelFutureListener.CLOSE);
     }
+  }
+
+  /**
+   * A header block stayed incomplete past the header timeout ({@link Http2HeadTimer}): the
+   * connection can carry nothing else, so it ends with GOAWAY NO_ERROR, after the streams already
+   * open (whose responses can still go out).
+   */
+  void headerTimeout() {
+    owner.headerTimedOut();
+    goAway("header_timeout");
   }
 
   /** A stream whose header block was not a valid request (reset with PROTOCOL_ERROR). */

@@ -3,6 +3,7 @@ package dev.parapet.proxy.server;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.config.Http2Config;
 import dev.parapet.proxy.flow.ProxyContext;
+import dev.parapet.proxy.http.ProxyError;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.Http2FrameCodec;
@@ -29,10 +30,10 @@ import java.util.function.Supplier;
  * nothing of HTTP/1.1 in it.
  *
  * <pre>
- *  socket ─► [TLS] ─► Http2FrameCodec ─► Http2MultiplexHandler ─► Http2Connection
- *                      (frames, HPACK,     │ one child channel per stream:
- *                       flow control,      └► Http2StreamDownstream ─► RequestFlow
- *                       abuse limits)
+ *  socket ─► [TLS] ─► Http2HeadTimer ─► Http2FrameCodec ─► Http2MultiplexHandler ─► Http2Connection
+ *                      (header blocks    (frames, HPACK,     │ one child channel per stream:
+ *                       within the        flow control,      └► Http2StreamDownstream ─► RequestFlow
+ *                       header timeout)   abuse limits)
  * </pre>
  *
  * <p>The codec is built with the limits of {@code http2:} and Netty's flood protections, each of
@@ -62,7 +63,15 @@ public final class Http2Connections {
 
   /** Why a GOAWAY went out: the label values of {@code parapet_h2_goaway_total}. */
   static final List<String> GOAWAY_REASONS =
-      List.of("drain", "overload", "idle", "flood", "protocol_error", "internal_error", "closed");
+      List.of(
+          "drain",
+          "overload",
+          "idle",
+          "header_timeout",
+          "flood",
+          "protocol_error",
+          "internal_error",
+          "closed");
 
   private final Supplier<ProxyContext> contexts;
   private final Http2Config config;
@@ -123,7 +132,9 @@ public final class Http2Connections {
             .build();
     Http2Connection connection = new Http2Connection(this, ticker);
     codec.connection().addListener(connection.listener());
+    long headerTimeoutNanos = context().settings().headerTimeout().toNanos();
     p.addLast("h2-idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
+        .addLast("h2-head-timer", new Http2HeadTimer(connection, headerTimeoutNanos, ticker))
         .addLast("h2", codec)
         .addLast("h2-streams", new Http2MultiplexHandler(connection.streams()))
         .addLast("h2-connection", connection);
@@ -169,6 +180,11 @@ public final class Http2Connections {
 
   void streamReset() {
     metrics.count("parapet.h2.stream.errors", "listener", listener, "kind", "client_reset");
+  }
+
+  /** A header block was not complete within the header timeout (as HTTP/1.1's 408). */
+  void headerTimedOut() {
+    metrics.localRejection(ProxyError.HEADER_TIMEOUT.ordinal());
   }
 
   void malformed() {

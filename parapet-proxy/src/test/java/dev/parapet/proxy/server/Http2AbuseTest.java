@@ -178,6 +178,62 @@ class Http2AbuseTest {
   }
 
   @Test
+  void aHeaderBlockLeftIncompleteGetsGoAwayAfterTheHeaderTimeout() throws Exception {
+    PathOrigin origin = fx.pathOrigin("o");
+    ProxyServer p =
+        fx.proxy()
+            .settings(s -> s.withHeaderTimeout(Duration.ofMillis(300)))
+            .routes(route("r", "/", "o"))
+            .origins(pool("o", origin.address()).build())
+            .start();
+    try (H2Client bad = new H2Client(p.port())) {
+      // One whole request first: the client's SETTINGS acknowledgement is out, so nothing its codec
+      // sends on its own can land inside the header block below (that would be a PROTOCOL_ERROR).
+      assertThat(
+              bad.request(H2Client.get(p.port(), "/first"), null)
+                  .get(30, TimeUnit.SECONDS)
+                  .status())
+          .isEqualTo(200);
+      ByteBuf raw = Unpooled.buffer();
+      frame(raw, 0x1, 0, 3, new byte[] {(byte) 0x82}); // HEADERS without END_HEADERS, then nothing
+      bad.channel.pipeline().firstContext().writeAndFlush(raw);
+
+      await().atMost(WAIT).until(() -> bad.closed.isDone());
+      assertThat(bad.goAways)
+          .extracting(Http2GoAwayFrame::errorCode)
+          .containsExactly(Http2Error.NO_ERROR.code());
+      assertThat(goAways(p, "header_timeout")).isEqualTo(1.0);
+      assertThat(origin.paths).containsExactly("/first");
+      assertThat(p.metrics().scrape())
+          .contains("parapet_local_rejections_total{reason=\"header_timeout\"} 1.0");
+      anotherClientIsServed(p);
+    }
+  }
+
+  @Test
+  void aRequestWhoseBodyNeverComesIsEndedByTheOriginTimeout() throws Exception {
+    PathOrigin origin = fx.pathOrigin("o"); // reads the whole body before it answers
+    ProxyServer p =
+        fx.proxy()
+            .settings(s -> s.withHeaderTimeout(Duration.ofMillis(300)))
+            .routes(route("r", "/", "o"))
+            .origins(pool("o", origin.address()).timeout(Duration.ofMillis(500)).build())
+            .start();
+    try (H2Client c = new H2Client(p.port())) {
+      CompletableFuture<H2Client.Response> done = new CompletableFuture<>();
+      Http2StreamChannel s = c.open(done);
+      Http2Headers post = H2Client.get(p.port(), "/upload").method("POST");
+      s.writeAndFlush(new DefaultHttp2HeadersFrame(post, false)); // no END_STREAM, no DATA ever
+
+      H2Client.Response r = done.get(30, TimeUnit.SECONDS);
+      assertThat(r.status()).isEqualTo(504);
+      H2Client.Response next =
+          c.request(H2Client.get(p.port(), "/next"), null).get(30, TimeUnit.SECONDS);
+      assertThat(next.status()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void aMalformedFrameIsAConnectionErrorWithGoAway() throws Exception {
     PathOrigin origin = fx.pathOrigin("o");
     ProxyServer p = proxy(origin);
