@@ -111,6 +111,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     this.ctx = ctx;
   }
 
+  /**
+   * The listener is draining: a connection between requests (no request in progress, none queued,
+   * no byte of a next one read) closes now. On the connection's event loop.
+   */
+  void closeIfIdle() {
+    ChannelHandlerContext c = ctx;
+    if (c != null && phase == Phase.IDLE && queued.isEmpty() && headTimer.idle()) {
+      phase = Phase.CLOSING;
+      c.close();
+    }
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (phase == Phase.CLOSING) {

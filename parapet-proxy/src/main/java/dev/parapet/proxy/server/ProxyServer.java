@@ -38,6 +38,9 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -101,6 +104,9 @@ public final class ProxyServer implements AutoCloseable {
 
   /** A stop began: responses close their connections, HTTP/2 connections got GOAWAY. */
   private volatile boolean draining;
+
+  /** The open HTTP/1.1 client connections (a closed channel leaves by itself). */
+  private final ChannelGroup http1Clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
 
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> overloadGoAway;
   private io.netty.util.concurrent.@Nullable ScheduledFuture<?> reconciling;
@@ -492,6 +498,7 @@ public final class ProxyServer implements AutoCloseable {
     p.addLast(ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
         .addLast("expect", new ContinueHandler())
         .addLast("proxy", new ClientConnection(this::context, timer, this::draining));
+    http1Clients.add(p.channel());
   }
 
   /**
@@ -525,6 +532,14 @@ public final class ProxyServer implements AutoCloseable {
       h2.goAwayAll("drain");
     }
     closeListeners();
+    // Idle keep-alive connections close now (a client opens its next request elsewhere); busy
+    // ones close after their response, which says Connection: close.
+    for (Channel ch : http1Clients) {
+      ClientConnection c = ch.pipeline().get(ClientConnection.class);
+      if (c != null) {
+        ch.eventLoop().execute(c::closeIfIdle);
+      }
+    }
     long deadline = ticker.read() + max.toNanos();
     long inFlight;
     while ((inFlight = metrics.routeInflight()) > 0 && ticker.read() - deadline < 0) {

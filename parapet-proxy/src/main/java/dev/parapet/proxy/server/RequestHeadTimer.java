@@ -123,6 +123,11 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
     phase = Phase.BUSY;
   }
 
+  /** No byte of a next request has arrived since the last response ended. */
+  boolean idle() {
+    return phase == Phase.IDLE;
+  }
+
   /** The response is done: wait for the next request. */
   void awaitNext() {
     phase = Phase.IDLE;

@@ -8,11 +8,17 @@ import static org.awaitility.Awaitility.await;
 
 import dev.parapet.proxy.testing.PathOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -69,5 +75,57 @@ class DrainTest {
     assertThat(p.drain(Duration.ZERO)).isEqualTo(1);
     origin.releaseHeld();
     assertThat(held.get().statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void drainClosesIdleKeepAliveConnectionsAtOnce() throws Exception {
+    PathOrigin origin = fx.pathOrigin("api");
+    ProxyServer p =
+        fx.proxy()
+            .routes(route("api", "/", "api"))
+            .origins(pool("api", origin.address()).build())
+            .start();
+    try (Socket idle = new Socket("127.0.0.1", p.port())) {
+      idle.setSoTimeout(30_000);
+      idle.getOutputStream()
+          .write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String head = readResponse(idle.getInputStream());
+      assertThat(head).startsWith("HTTP/1.1 200").doesNotContainIgnoringCase("connection: close");
+
+      origin.hold = true; // a request in flight keeps the drain going
+      CompletableFuture<HttpResponse<String>> held = fx.sendAsync(p.port(), "/slow");
+      await().atMost(Duration.ofSeconds(30)).until(() -> origin.held.get() == 1);
+      CompletableFuture<Long> drained =
+          CompletableFuture.supplyAsync(() -> {
+            try {
+              return p.drain(Duration.ofSeconds(60));
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+          });
+
+      // the idle connection is closed by the proxy while the held request is still going on
+      assertThat(idle.getInputStream().read()).isEqualTo(-1);
+      assertThat(drained).isNotDone();
+      origin.releaseHeld();
+      assertThat(held.get().statusCode()).isEqualTo(200);
+      assertThat(drained.get()).isZero();
+    }
+  }
+
+  /** Reads one response with a Content-Length body; returns its head. */
+  private static String readResponse(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new EOFException("closed in the head: " + head);
+      }
+      head.append((char) b);
+    }
+    Matcher m = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+    int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
+    in.readNBytes(length);
+    return head.toString();
   }
 }
