@@ -15,6 +15,7 @@ import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -78,13 +79,21 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
     return new Http2ConnectionAdapter() {
       @Override
       public void onGoAwaySent(int lastStreamId, long errorCode, ByteBuf debugData) {
-        if (ctx == null || !channel().isActive()) {
-          return; // the peer is gone (a GOAWAY on the way out of a closed connection reaches
-          // nobody)
+        if (ctx == null || !channel().isActive() || tlsClosed()) {
+          // The peer is gone: a GOAWAY on the way out of a closed connection reaches nobody (over
+          // TLS the client's close_notify closes the engine first, and the GOAWAY's write fails
+          // with an internal error that is nobody's).
+          return;
         }
         owner.goAwaySent(reason(errorCode));
       }
     };
+  }
+
+  /** Over TLS: the engine has sent its close_notify, so nothing more reaches the client. */
+  private boolean tlsClosed() {
+    SslHandler tls = Objects.requireNonNull(ctx, "ctx").pipeline().get(SslHandler.class);
+    return tls != null && tls.engine().isOutboundDone();
   }
 
   /** The label of a GOAWAY with {@code errorCode}. */
