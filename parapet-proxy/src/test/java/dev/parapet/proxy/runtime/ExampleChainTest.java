@@ -17,12 +17,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -142,17 +139,9 @@ class ExampleChainTest {
 
   @Test
   void theEdgeAnswersOverHttpsWithHttp2ByAlpn() throws Exception {
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", ca.certificate());
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(null, tmf.getTrustManagers(), null);
     HttpClient https =
         HttpClient.newBuilder()
-            .sslContext(tls)
+            .sslContext(ca.clientContext())
             .version(HttpClient.Version.HTTP_2)
             .connectTimeout(Duration.ofSeconds(5))
             .build();

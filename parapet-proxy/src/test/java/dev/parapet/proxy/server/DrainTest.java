@@ -39,14 +39,7 @@ class DrainTest {
     CompletableFuture<HttpResponse<String>> held = fx.sendAsync(port, "/slow");
     await().atMost(Duration.ofSeconds(30)).until(() -> origin.held.get() == 1);
 
-    CompletableFuture<Long> drained =
-        CompletableFuture.supplyAsync(() -> {
-          try {
-            return p.drain(Duration.ofSeconds(60));
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    CompletableFuture<Long> drained = drainAsync(p);
     // The listener closes first: a new connection is refused while the held request goes on.
     await()
         .atMost(Duration.ofSeconds(30))
@@ -95,14 +88,7 @@ class DrainTest {
       origin.hold = true; // a request in flight keeps the drain going
       CompletableFuture<HttpResponse<String>> held = fx.sendAsync(p.port(), "/slow");
       await().atMost(Duration.ofSeconds(30)).until(() -> origin.held.get() == 1);
-      CompletableFuture<Long> drained =
-          CompletableFuture.supplyAsync(() -> {
-            try {
-              return p.drain(Duration.ofSeconds(60));
-            } catch (InterruptedException e) {
-              throw new IllegalStateException(e);
-            }
-          });
+      CompletableFuture<Long> drained = drainAsync(p);
 
       // the idle connection is closed by the proxy while the held request is still going on
       assertThat(idle.getInputStream().read()).isEqualTo(-1);
@@ -111,6 +97,17 @@ class DrainTest {
       assertThat(held.get().statusCode()).isEqualTo(200);
       assertThat(drained.get()).isZero();
     }
+  }
+
+  /** {@code p.drain(60 s)} on another thread. */
+  private static CompletableFuture<Long> drainAsync(ProxyServer p) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        return p.drain(Duration.ofSeconds(60));
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   /** Reads one response with a Content-Length body; returns its head. */

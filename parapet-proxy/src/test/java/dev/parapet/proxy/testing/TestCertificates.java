@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
@@ -18,6 +19,8 @@ import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
@@ -79,6 +82,19 @@ public final class TestCertificates {
 
     public X509Certificate certificate() {
       return certificate;
+    }
+
+    /** A client's TLS context that trusts this CA alone (the JDK's provider). */
+    public SSLContext clientContext() throws GeneralSecurityException, IOException {
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      trust.setCertificateEntry("ca", certificate);
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext ctx = SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
     }
 
     /** Writes the CA certificate (what a {@code ca_file} or {@code curl --cacert} names). */

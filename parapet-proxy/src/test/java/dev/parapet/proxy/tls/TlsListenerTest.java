@@ -23,16 +23,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -269,15 +266,8 @@ class TlsListenerTest {
   }
 
   private SSLSocket connect(String serverName) throws Exception {
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    trust.setCertificateEntry("ca", ca.certificate());
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(null, tmf.getTrustManagers(), null);
-    SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", tlsPort);
+    SSLSocket s =
+        (SSLSocket) ca.clientContext().getSocketFactory().createSocket("127.0.0.1", tlsPort);
     SSLParameters p = s.getSSLParameters();
     p.setServerNames(List.of(new SNIHostName(serverName)));
     p.setEndpointIdentificationAlgorithm("HTTPS");
