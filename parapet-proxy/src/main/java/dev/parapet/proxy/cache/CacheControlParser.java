@@ -58,7 +58,7 @@ final class CacheControlParser {
         continue;
       }
       int nameStart = i;
-      while (i < n && s.charAt(i) != '=' && s.charAt(i) != ',') {
+      while (i < n && s.charAt(i) != '=' && s.charAt(i) != ',' && !parameters(s.charAt(i))) {
         i++;
       }
       int nameEnd = i;
@@ -91,7 +91,7 @@ final class CacheControlParser {
           }
         } else {
           valueStart = i;
-          while (i < n && s.charAt(i) != ',') {
+          while (i < n && s.charAt(i) != ',' && !parameters(s.charAt(i))) {
             i++;
           }
           valueEnd = i;
@@ -100,6 +100,7 @@ final class CacheControlParser {
           }
         }
       }
+      i = skipParameters(s, i);
       directive(s, nameStart, nameEnd, valueStart, valueEnd, quoted);
     }
   }
@@ -272,6 +273,34 @@ final class CacheControlParser {
   /** Field names are tokens: anything else between them is a separator. */
   private static boolean isNameSeparator(char c) {
     return c == ',' || c == '"' || c == '\\' || isOws(c);
+  }
+
+  /**
+   * Whether {@code c} starts a member's parameters: in a targeted field (a Structured Fields
+   * dictionary, RFC 8941 §3.2) {@code max-age=60;x=1} is {@code max-age=60} with a parameter that
+   * no directive defines, so it is read and ignored (RFC 9213 §2.1).
+   */
+  private boolean parameters(char c) {
+    return targeted && c == ';';
+  }
+
+  /** In a targeted field, past the parameters at {@code i} (quoted values included). */
+  private int skipParameters(CharSequence s, int i) {
+    if (!targeted) {
+      return i;
+    }
+    int n = s.length();
+    boolean inString = false;
+    while (i < n && (inString || s.charAt(i) != ',')) {
+      char c = s.charAt(i);
+      if (inString && c == '\\') {
+        i++;
+      } else if (c == '"') {
+        inString = !inString;
+      }
+      i++;
+    }
+    return i;
   }
 
   private static boolean isOws(char c) {

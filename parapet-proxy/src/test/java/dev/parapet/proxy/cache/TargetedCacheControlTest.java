@@ -48,6 +48,18 @@ class TargetedCacheControlTest {
         headers("Cache-Control", "no-store", "CDN-Cache-Control", "max-age=60, stale-if-error=0");
     assertThat(CacheControl.ofResponse(fine).maxAge()).isEqualTo(60);
     assertThat(CacheControl.ofResponse(fine).noStore()).isFalse();
+    // parameters on a member are read and ignored (RFC 8941 §3.2, RFC 9213 §2.1)
+    HttpHeaders params =
+        headers(
+            "Cache-Control",
+            "no-store",
+            "CDN-Cache-Control",
+            "max-age=60;a=1;b=\"x, y\", private;c, stale-if-error=5");
+    CacheControl cc = CacheControl.ofResponse(params);
+    assertThat(cc.maxAge()).isEqualTo(60);
+    assertThat(cc.isPrivate()).isTrue();
+    assertThat(cc.staleIfError()).isEqualTo(5);
+    assertThat(cc.noStore()).isFalse();
   }
 
   @Test
