@@ -27,11 +27,12 @@ class CacheControlFuzzTest {
   private static final long FIRST_NETTY_MILLIS = -11_644_473_600_000L;
 
   /**
-   * Each input line is one Cache-Control field line. Whatever they hold: every delta-seconds is
-   * absent or in [0, 2^31]; qualified field names are lowercase and free of separators; what {@code
-   * toString} writes parses back to the same directives; several field lines mean what they mean
-   * joined with commas (RFC 9110 §5.3); and the parser stays conservative: an added {@code
-   * no-store} is honoured, and of repeated {@code max-age}s the first counts (RFC 9111 §4.2.1).
+   * Each input line is one Cache-Control field line (and, all together, a CDN-Cache-Control field).
+   * Whatever they hold: every delta-seconds is absent or in [0, 2^31]; qualified field names are
+   * lowercase and free of separators; what {@code toString} writes parses back to the same
+   * directives; several field lines mean what they mean joined with commas (RFC 9110 §5.3); and the
+   * parser stays conservative: an added {@code no-store} is honoured, and of repeated {@code
+   * max-age}s the first counts (RFC 9111 §4.2.1).
    */
   @FuzzTest
   void cacheControl(byte[] data) {
@@ -52,6 +53,14 @@ class CacheControlFuzzTest {
     }
     CacheControl many = CacheControl.of(headers);
     check(many, all);
+    // The same lines as a targeted field (RFC 9213: a Structured Fields dictionary whose members
+    // may
+    // carry parameters), read when valid, else ignored: the same invariants either way.
+    HeaderList targeted = new HeaderList(4);
+    for (String value : lines) {
+      targeted.add(CacheControl.CDN_CACHE_CONTROL, value);
+    }
+    check(CacheControl.ofResponse(targeted), all);
     boolean plain = all.indexOf('"') < 0 && all.indexOf('\\') < 0;
     if (!plain) {
       return; // a quoted-string may run over a comma: joining lines changes such values
