@@ -84,70 +84,13 @@ public final class HostPool {
     }
   }
 
-  public HostPool(
-      String id,
-      InetSocketAddress address,
-      int maxConnections,
-      int maxPending,
-      int connectTimeoutMillis,
-      Class<? extends Channel> channelType) {
-    this(id, 0, address, maxConnections, maxPending, connectTimeoutMillis, channelType);
-  }
-
   /**
-   * @param index the host's position in its origin pool's host list
-   */
-  public HostPool(
-      String id,
-      int index,
-      InetSocketAddress address,
-      int maxConnections,
-      int maxPending,
-      int connectTimeoutMillis,
-      Class<? extends Channel> channelType) {
-    this(
-        id,
-        index,
-        address,
-        1,
-        maxConnections,
-        maxPending,
-        connectTimeoutMillis,
-        channelType,
-        Ticker.system());
-  }
-
-  /**
-   * A host of {@code weight} in {@code [1, Host.MAX_WEIGHT]} for the pool's balancer.
+   * A host of {@code weight} in {@code [1, Host.MAX_WEIGHT]} for the pool's balancer, reached over
+   * HTTPS when {@code tls} is set: a connection is handed out once its handshake is done, and a
+   * failed handshake is a connect failure.
    *
+   * @param index the host's position in its origin pool's host list
    * @param ticker times connects for {@link #onConnectTimes}
-   */
-  public HostPool(
-      String id,
-      int index,
-      InetSocketAddress address,
-      int weight,
-      int maxConnections,
-      int maxPending,
-      int connectTimeoutMillis,
-      Class<? extends Channel> channelType,
-      Ticker ticker) {
-    this(
-        id,
-        index,
-        address,
-        weight,
-        maxConnections,
-        maxPending,
-        connectTimeoutMillis,
-        channelType,
-        ticker,
-        null);
-  }
-
-  /**
-   * A host of {@code weight} reached over HTTPS when {@code tls} is set: a connection is handed out
-   * once its handshake is done, and a failed handshake is a connect failure.
    */
   public HostPool(
       String id,
