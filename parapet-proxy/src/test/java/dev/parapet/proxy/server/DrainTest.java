@@ -8,17 +8,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.parapet.proxy.testing.PathOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
-import java.io.EOFException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -80,10 +74,8 @@ class DrainTest {
             .start();
     try (Socket idle = new Socket("127.0.0.1", p.port())) {
       idle.setSoTimeout(30_000);
-      idle.getOutputStream()
-          .write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      String head = readResponse(idle.getInputStream());
-      assertThat(head).startsWith("HTTP/1.1 200").doesNotContainIgnoringCase("connection: close");
+      String first = Http2DrainTest.exchange(idle, "/first");
+      assertThat(first).startsWith("HTTP/1.1 200").doesNotContainIgnoringCase("connection: close");
 
       origin.hold = true; // a request in flight keeps the drain going
       CompletableFuture<HttpResponse<String>> held = fx.sendAsync(p.port(), "/slow");
@@ -100,7 +92,7 @@ class DrainTest {
   }
 
   /** {@code p.drain(60 s)} on another thread. */
-  private static CompletableFuture<Long> drainAsync(ProxyServer p) {
+  static CompletableFuture<Long> drainAsync(ProxyServer p) {
     return CompletableFuture.supplyAsync(() -> {
       try {
         return p.drain(Duration.ofSeconds(60));
@@ -108,21 +100,5 @@ class DrainTest {
         throw new IllegalStateException(e);
       }
     });
-  }
-
-  /** Reads one response with a Content-Length body; returns its head. */
-  private static String readResponse(InputStream in) throws IOException {
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        throw new EOFException("closed in the head: " + head);
-      }
-      head.append((char) b);
-    }
-    Matcher m = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-    int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
-    in.readNBytes(length);
-    return head.toString();
   }
 }

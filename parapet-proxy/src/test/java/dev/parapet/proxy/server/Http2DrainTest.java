@@ -41,16 +41,6 @@ class Http2DrainTest {
 
   @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
-  private static CompletableFuture<Long> drainAsync(ProxyServer p) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return p.drain(Duration.ofSeconds(60));
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
-  }
-
   @Test
   void drainSaysDrainingAndSendsGoAwayWithTheLastStreamIdAndLetsTheOpenStreamFinish()
       throws Exception {
@@ -68,7 +58,7 @@ class Http2DrainTest {
       CompletableFuture<H2Client.Response> held = c.request(H2Client.get(p.port(), "/slow"), null);
       await().atMost(WAIT).until(() -> origin.held.get() == 1);
 
-      CompletableFuture<Long> drained = drainAsync(p);
+      CompletableFuture<Long> drained = DrainTest.drainAsync(p);
       await().atMost(WAIT).until(p::draining);
       HttpResponse<String> ready = fx.call(admin, "GET", "/readyz", null);
       assertThat(ready.statusCode()).isEqualTo(503);
@@ -109,7 +99,7 @@ class Http2DrainTest {
 
       send(s, "/slow/b"); // this connection is busy when the drain begins
       await().atMost(WAIT).until(() -> slow.held.get() == 1);
-      CompletableFuture<Long> drained = drainAsync(p);
+      CompletableFuture<Long> drained = DrainTest.drainAsync(p);
       await().atMost(WAIT).until(p::draining);
       assertThat(drained).isNotDone();
 
@@ -159,7 +149,7 @@ class Http2DrainTest {
   }
 
   /** Sends a keep-alive GET for {@code path} on {@code s} and reads its whole response. */
-  private static String exchange(Socket s, String path) throws IOException {
+  static String exchange(Socket s, String path) throws IOException {
     send(s, path);
     return read(s);
   }
