@@ -110,9 +110,7 @@ final class StaleOnSlow {
       return;
     }
     if (o.latency().onOverdue(c.cs.ticker().read())) {
-      for (Runnable other : o.waiting()) {
-        other.run();
-      }
+      o.waiting().forEach(Runnable::run);
     }
   }
 
@@ -152,9 +150,7 @@ final class StaleOnSlow {
     }
     if (o.onPastEstimate(c.cs.ticker().read())) {
       w.remove(release);
-      for (Runnable other : w) {
-        other.run();
-      }
+      w.forEach(Runnable::run);
       answerStale(c);
       return;
     }
@@ -173,9 +169,7 @@ final class StaleOnSlow {
     AdaptiveWait o = observed;
     if (o != null && w != null && o.onOverdue(c.cs.ticker().read())) {
       // the origin did not answer within its healthy wait: it is slow now, for the others too
-      for (Runnable other : w) {
-        other.run();
-      }
+      w.forEach(Runnable::run);
     }
     answerStale(c);
   }
