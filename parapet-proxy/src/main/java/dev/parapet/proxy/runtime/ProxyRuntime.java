@@ -428,25 +428,21 @@ public final class ProxyRuntime implements AutoCloseable {
         hosts.add(address(hp));
       }
       origins.add(
-          new OriginSettings(
-              o.name(),
-              hosts,
-              o.connectTimeout(),
-              o.timeout(),
-              o.limits().maxConnections(),
-              o.limits().maxPending(),
-              o.limits().maxRequests(),
-              o.breaker().toBreakerPolicy(),
-              o.breaker().scope(),
-              classifier(o.breaker(), latency),
-              latency,
-              o.retry(),
-              o.hedge(),
-              o.fallback(),
-              selection(o),
-              o.breaker().probePath(),
-              originTls(c, o),
-              null));
+          OriginSettings.builder(o.name(), hosts)
+              .connectTimeout(o.connectTimeout())
+              .timeout(o.timeout())
+              .limits(
+                  o.limits().maxConnections(), o.limits().maxPending(), o.limits().maxRequests())
+              .breaker(o.breaker().toBreakerPolicy(), o.breaker().scope())
+              .classifier(classifier(o.breaker(), latency))
+              .latency(latency)
+              .retry(o.retry())
+              .hedge(o.hedge())
+              .fallback(o.fallback())
+              .selection(selection(o))
+              .probePath(o.breaker().probePath())
+              .tls(originTls(c, o))
+              .build());
     }
     return origins;
   }

@@ -66,112 +66,6 @@ public record OriginSettings(
           RetryConfig.DEFAULTS.budget(),
           RetryConfig.DEFAULTS.backoff());
 
-  /** A plain-HTTP pool without a fleet-wide ceiling. */
-  public OriginSettings(
-      String name,
-      List<InetSocketAddress> hosts,
-      Duration connectTimeout,
-      Duration timeout,
-      int maxConnections,
-      int maxPending,
-      int maxRequests,
-      BreakerPolicy breaker,
-      Scope breakerScope,
-      OutcomeClassifier classifier,
-      RollingLatencyHistogram latency,
-      RetryConfig retry,
-      HedgeConfig hedge,
-      @Nullable String fallback,
-      HostSelection selection,
-      @Nullable String probePath) {
-    this(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        retry,
-        hedge,
-        fallback,
-        selection,
-        probePath,
-        null,
-        null);
-  }
-
-  /** A pool whose breakers probe with live requests. */
-  public OriginSettings(
-      String name,
-      List<InetSocketAddress> hosts,
-      Duration connectTimeout,
-      Duration timeout,
-      int maxConnections,
-      int maxPending,
-      int maxRequests,
-      BreakerPolicy breaker,
-      Scope breakerScope,
-      OutcomeClassifier classifier,
-      RollingLatencyHistogram latency,
-      RetryConfig retry,
-      HedgeConfig hedge,
-      @Nullable String fallback,
-      HostSelection selection) {
-    this(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        retry,
-        hedge,
-        fallback,
-        selection,
-        null);
-  }
-
-  /** A pool without retries, hedging or fallback, with {@link HostSelection#defaults()}. */
-  public OriginSettings(
-      String name,
-      List<InetSocketAddress> hosts,
-      Duration connectTimeout,
-      Duration timeout,
-      int maxConnections,
-      int maxPending,
-      int maxRequests,
-      BreakerPolicy breaker,
-      Scope breakerScope,
-      OutcomeClassifier classifier,
-      RollingLatencyHistogram latency) {
-    this(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        NO_RETRY,
-        HedgeConfig.OFF,
-        null,
-        HostSelection.defaults());
-  }
-
   public OriginSettings {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(retry, "retry");
@@ -198,113 +92,178 @@ public record OriginSettings(
 
   /** The same pool with another host selection. */
   public OriginSettings withSelection(HostSelection s) {
-    return new OriginSettings(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        retry,
-        hedge,
-        fallback,
-        s,
-        probePath,
-        tls,
-        fleetLimit);
+    return toBuilder().selection(s).build();
   }
 
   /** DESIGN.md's defaults for one origin with these hosts. */
   public static OriginSettings defaults(String name, List<InetSocketAddress> hosts) {
-    return new OriginSettings(
-        name,
-        hosts,
-        Duration.ofMillis(250),
-        Duration.ofSeconds(3),
-        2048,
-        1024,
-        4096,
-        BreakerPolicy.defaults(),
-        Scope.ROUTE,
-        OutcomeClassifier.standard(),
-        RollingLatencyHistogram.withDefaults(0),
-        RetryConfig.DEFAULTS,
-        HedgeConfig.OFF,
-        null,
-        HostSelection.defaults());
+    return builder(name, hosts).build();
   }
 
   /** The same pool with other retry, hedge and fallback settings. */
   public OriginSettings withTraffic(RetryConfig r, HedgeConfig h, @Nullable String fb) {
-    return new OriginSettings(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        r,
-        h,
-        fb,
-        selection,
-        probePath,
-        tls,
-        fleetLimit);
+    return toBuilder().retry(r).hedge(h).fallback(fb).build();
   }
 
   /** The same pool whose breakers probe {@code path} (synthetic probes), or live when null. */
   public OriginSettings withProbePath(@Nullable String path) {
-    return new OriginSettings(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        retry,
-        hedge,
-        fallback,
-        selection,
-        path,
-        tls,
-        fleetLimit);
+    return toBuilder().probePath(path).build();
   }
 
   /** The same pool whose attempts take tokens from {@code limiter} (none when null). */
   public OriginSettings withFleetLimit(@Nullable FleetLimiter limiter) {
-    return new OriginSettings(
-        name,
-        hosts,
-        connectTimeout,
-        timeout,
-        maxConnections,
-        maxPending,
-        maxRequests,
-        breaker,
-        breakerScope,
-        classifier,
-        latency,
-        retry,
-        hedge,
-        fallback,
-        selection,
-        probePath,
-        tls,
-        limiter);
+    return toBuilder().fleetLimit(limiter).build();
+  }
+
+  /**
+   * A pool named {@code name} with these hosts and DESIGN.md's defaults for everything else: 250 ms
+   * connect timeout, 3 s timeout, limits 2048/1024/4096, the default breaker per route, the
+   * standard classifier, default retries, no hedging, no fallback, default host selection, live
+   * probes, plain HTTP, no fleet-wide ceiling.
+   */
+  public static Builder builder(String name, List<InetSocketAddress> hosts) {
+    return new Builder(name, hosts);
+  }
+
+  /** A builder holding this pool's settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder(name, hosts);
+    b.connectTimeout = connectTimeout;
+    b.timeout = timeout;
+    b.maxConnections = maxConnections;
+    b.maxPending = maxPending;
+    b.maxRequests = maxRequests;
+    b.breaker = breaker;
+    b.breakerScope = breakerScope;
+    b.classifier = classifier;
+    b.latency = latency;
+    b.retry = retry;
+    b.hedge = hedge;
+    b.fallback = fallback;
+    b.selection = selection;
+    b.probePath = probePath;
+    b.tls = tls;
+    b.fleetLimit = fleetLimit;
+    return b;
+  }
+
+  /** Builds {@link OriginSettings}; every setting starts at DESIGN.md's default. */
+  public static final class Builder {
+    private final String name;
+    private final List<InetSocketAddress> hosts;
+    private Duration connectTimeout = Duration.ofMillis(250);
+    private Duration timeout = Duration.ofSeconds(3);
+    private int maxConnections = 2048;
+    private int maxPending = 1024;
+    private int maxRequests = 4096;
+    private BreakerPolicy breaker = BreakerPolicy.defaults();
+    private Scope breakerScope = Scope.ROUTE;
+    private OutcomeClassifier classifier = OutcomeClassifier.standard();
+    private @Nullable RollingLatencyHistogram latency;
+    private RetryConfig retry = RetryConfig.DEFAULTS;
+    private HedgeConfig hedge = HedgeConfig.OFF;
+    private @Nullable String fallback;
+    private HostSelection selection = HostSelection.defaults();
+    private @Nullable String probePath;
+    private @Nullable OriginTls tls;
+    private @Nullable FleetLimiter fleetLimit;
+
+    private Builder(String name, List<InetSocketAddress> hosts) {
+      this.name = Objects.requireNonNull(name, "name");
+      this.hosts = Objects.requireNonNull(hosts, "hosts");
+    }
+
+    public Builder connectTimeout(Duration d) {
+      this.connectTimeout = Objects.requireNonNull(d, "connectTimeout");
+      return this;
+    }
+
+    public Builder timeout(Duration d) {
+      this.timeout = Objects.requireNonNull(d, "timeout");
+      return this;
+    }
+
+    /** Open connections per host, requests waiting per host, requests in flight to the pool. */
+    public Builder limits(int maxConnections, int maxPending, int maxRequests) {
+      this.maxConnections = maxConnections;
+      this.maxPending = maxPending;
+      this.maxRequests = maxRequests;
+      return this;
+    }
+
+    public Builder breaker(BreakerPolicy policy, Scope scope) {
+      this.breaker = Objects.requireNonNull(policy, "breaker");
+      this.breakerScope = Objects.requireNonNull(scope, "breakerScope");
+      return this;
+    }
+
+    public Builder classifier(OutcomeClassifier c) {
+      this.classifier = Objects.requireNonNull(c, "classifier");
+      return this;
+    }
+
+    /** The origin's rolling latency; a fresh default histogram when not set. */
+    public Builder latency(RollingLatencyHistogram h) {
+      this.latency = Objects.requireNonNull(h, "latency");
+      return this;
+    }
+
+    public Builder retry(RetryConfig r) {
+      this.retry = Objects.requireNonNull(r, "retry");
+      return this;
+    }
+
+    public Builder hedge(HedgeConfig h) {
+      this.hedge = Objects.requireNonNull(h, "hedge");
+      return this;
+    }
+
+    public Builder fallback(@Nullable String pool) {
+      this.fallback = pool;
+      return this;
+    }
+
+    public Builder selection(HostSelection s) {
+      this.selection = Objects.requireNonNull(s, "selection");
+      return this;
+    }
+
+    public Builder probePath(@Nullable String path) {
+      this.probePath = path;
+      return this;
+    }
+
+    public Builder tls(@Nullable OriginTls t) {
+      this.tls = t;
+      return this;
+    }
+
+    public Builder fleetLimit(@Nullable FleetLimiter limiter) {
+      this.fleetLimit = limiter;
+      return this;
+    }
+
+    public OriginSettings build() {
+      RollingLatencyHistogram h = latency;
+      return new OriginSettings(
+          name,
+          hosts,
+          connectTimeout,
+          timeout,
+          maxConnections,
+          maxPending,
+          maxRequests,
+          breaker,
+          breakerScope,
+          classifier,
+          h != null ? h : RollingLatencyHistogram.withDefaults(0),
+          retry,
+          hedge,
+          fallback,
+          selection,
+          probePath,
+          tls,
+          fleetLimit);
+    }
   }
 }

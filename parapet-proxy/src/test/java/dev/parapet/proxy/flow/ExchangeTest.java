@@ -12,9 +12,7 @@ import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.CircuitBreaker;
 import dev.parapet.core.breaker.Scope;
 import dev.parapet.core.limit.FixedLimit;
-import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.retry.RetryOn;
-import dev.parapet.proxy.config.HedgeConfig;
 import dev.parapet.proxy.config.RetryConfig;
 import dev.parapet.proxy.faultorigin.Behaviour;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
@@ -88,26 +86,18 @@ class ExchangeTest {
   private ProxyContext context(int maxRequests, Duration timeout) {
     OriginSettings d = OriginSettings.defaults("o", List.of(origin.address()));
     OriginSettings s =
-        new OriginSettings(
-                "o",
-                d.hosts(),
-                Duration.ofMillis(500),
-                timeout,
-                d.maxConnections(),
-                d.maxPending(),
-                maxRequests,
-                BreakerPolicy.builder().minRequests(100).build(),
-                Scope.ROUTE,
-                OutcomeClassifier.standard(),
-                d.latency())
-            .withTraffic(
+        d.toBuilder()
+            .connectTimeout(Duration.ofMillis(500))
+            .timeout(timeout)
+            .limits(d.maxConnections(), d.maxPending(), maxRequests)
+            .breaker(BreakerPolicy.builder().minRequests(100).build(), Scope.ROUTE)
+            .retry(
                 new RetryConfig(
                     2,
                     new RetryOn(true, false, List.of("503")),
                     RetryConfig.DEFAULTS.budget(),
-                    RetryConfig.DEFAULTS.backoff()),
-                HedgeConfig.OFF,
-                null);
+                    RetryConfig.DEFAULTS.backoff()))
+            .build();
     pool = new OriginPool(s, NioSocketChannel.class);
     return TestContexts.builder(
             List.of(new Route("r", null, "/", "o", Duration.ofSeconds(8))),

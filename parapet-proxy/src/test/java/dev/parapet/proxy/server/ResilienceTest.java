@@ -23,7 +23,6 @@ import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.testing.LoopbackOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.RawOrigin;
-import dev.parapet.proxy.upstream.HostSelection;
 import dev.parapet.proxy.upstream.OriginSettings;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -307,22 +306,11 @@ class ResilienceTest {
     // The breaker in shadow mode: this test is about the retry budget alone. A long attempt
     // timeout: a loaded machine's slow origin must not turn its 503s into 504s.
     OriginSettings api =
-        new OriginSettings(
-            "api",
-            d.hosts(),
-            d.connectTimeout(),
-            Duration.ofSeconds(7),
-            d.maxConnections(),
-            d.maxPending(),
-            d.maxRequests(),
-            BreakerPolicy.builder().mode(Mode.SHADOW).build(),
-            Scope.ROUTE,
-            d.classifier(),
-            d.latency(),
-            retries(3, 0.2, 1, "503"),
-            HedgeConfig.OFF,
-            null,
-            HostSelection.defaults());
+        d.toBuilder()
+            .timeout(Duration.ofSeconds(7))
+            .breaker(BreakerPolicy.builder().mode(Mode.SHADOW).build(), Scope.ROUTE)
+            .retry(retries(3, 0.2, 1, "503"))
+            .build();
     ProxyServer p = proxy().routes(route("/", "api")).origins(api).start();
     int offered = 400;
     Semaphore concurrency = new Semaphore(40);

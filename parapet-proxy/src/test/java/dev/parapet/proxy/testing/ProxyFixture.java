@@ -2,7 +2,6 @@ package dev.parapet.proxy.testing;
 
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.breaker.Scope;
-import dev.parapet.core.outcome.OutcomeClassifier;
 import dev.parapet.core.time.RandomSource;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.admin.AdminServer;
@@ -490,18 +489,13 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
 
     public OriginSettings build() {
       OriginSettings d = OriginSettings.defaults(name, hosts);
-      return new OriginSettings(
-          name,
-          hosts,
-          Duration.ofMillis(500),
-          timeout,
-          d.maxConnections(),
-          d.maxPending(),
-          maxRequests,
-          breaker,
-          scope,
-          OutcomeClassifier.standard(),
-          d.latency());
+      return d.toBuilder()
+          .connectTimeout(Duration.ofMillis(500))
+          .timeout(timeout)
+          .limits(d.maxConnections(), d.maxPending(), maxRequests)
+          .breaker(breaker, scope)
+          .retry(OriginSettings.NO_RETRY)
+          .build();
     }
   }
 }
