@@ -4,9 +4,6 @@ import dev.parapet.core.time.Ticker;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 
 /**
  * HTTP/2's slow-head timer: a header block (HEADERS without END_HEADERS, then CONTINUATION frames
@@ -30,7 +27,7 @@ final class Http2HeadTimer extends ChannelInboundHandlerAdapter {
 
   private final Http2Connection connection;
   private final long timeoutNanos;
-  private final long checkEveryNanos;
+  private final PeriodicCheck periodic;
   private final Ticker ticker;
 
   /** Bytes to let past before the next frame header: the preface, then each frame's payload. */
@@ -43,40 +40,28 @@ final class Http2HeadTimer extends ChannelInboundHandlerAdapter {
   private boolean blockOpen;
 
   private long blockSince;
-  private @Nullable ScheduledFuture<?> check;
 
   Http2HeadTimer(Http2Connection connection, long timeoutNanos, Ticker ticker) {
     this.connection = connection;
     this.timeoutNanos = timeoutNanos;
-    this.checkEveryNanos = Math.max(10_000_000L, Math.min(1_000_000_000L, timeoutNanos / 4));
+    this.periodic = new PeriodicCheck(timeoutNanos);
     this.ticker = ticker;
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    check =
-        ctx.executor()
-            .scheduleWithFixedDelay(
-                this::check, checkEveryNanos, checkEveryNanos, TimeUnit.NANOSECONDS);
+    periodic.start(ctx.executor(), this::check);
   }
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    stopChecking();
+    periodic.stop();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    stopChecking();
+    periodic.stop();
     super.channelInactive(ctx);
-  }
-
-  private void stopChecking() {
-    ScheduledFuture<?> c = check;
-    if (c != null) {
-      c.cancel(false);
-      check = null;
-    }
   }
 
   @Override
@@ -123,7 +108,7 @@ final class Http2HeadTimer extends ChannelInboundHandlerAdapter {
   private void check() {
     if (blockOpen && ticker.read() - blockSince >= timeoutNanos) {
       blockOpen = false;
-      stopChecking();
+      periodic.stop();
       connection.headerTimeout();
     }
   }

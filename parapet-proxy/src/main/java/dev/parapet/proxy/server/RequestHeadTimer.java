@@ -12,8 +12,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.util.AsciiString;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,14 +33,13 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
 
   private final long headerTimeoutNanos;
   private final long idleTimeoutNanos;
-  private final long checkEveryNanos;
+  private final PeriodicCheck periodic;
   private final LocalResponses responses;
   private final AsciiString via;
   private final ProxyMetrics metrics;
   private final Ticker ticker;
   private Phase phase = Phase.IDLE;
   private long phaseSince;
-  private @Nullable ScheduledFuture<?> check;
   private @Nullable ChannelHandlerContext ctx;
 
   RequestHeadTimer(
@@ -54,10 +51,7 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
       Ticker ticker) {
     this.headerTimeoutNanos = headerTimeoutNanos;
     this.idleTimeoutNanos = idleTimeoutNanos;
-    this.checkEveryNanos =
-        Math.max(
-            10_000_000L,
-            Math.min(1_000_000_000L, Math.min(headerTimeoutNanos, idleTimeoutNanos) / 4));
+    this.periodic = new PeriodicCheck(Math.min(headerTimeoutNanos, idleTimeoutNanos));
     this.responses = responses;
     this.via = via;
     this.metrics = metrics;
@@ -79,34 +73,23 @@ final class RequestHeadTimer extends ChannelDuplexHandler {
   }
 
   private void start(ChannelHandlerContext ctx) {
-    if (check != null) {
+    if (periodic.started()) {
       return;
     }
     awaitNext();
-    check =
-        ctx.executor()
-            .scheduleWithFixedDelay(
-                this::check, checkEveryNanos, checkEveryNanos, TimeUnit.NANOSECONDS);
+    periodic.start(ctx.executor(), this::check);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    stopChecking();
+    periodic.stop();
     super.channelInactive(ctx);
   }
 
   /** Removed: the connection turned out to speak HTTP/2, which has no request heads to time. */
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    stopChecking();
-  }
-
-  private void stopChecking() {
-    ScheduledFuture<?> c = check;
-    if (c != null) {
-      c.cancel(false);
-      check = null;
-    }
+    periodic.stop();
   }
 
   @Override
