@@ -24,32 +24,15 @@ write_nginx_conf nginx-h2 <<CONF
   server {
     listen 127.0.0.1:$NGINX_H2 http2;
     http2_max_concurrent_streams 100;
-    location / {
-      proxy_pass http://origin;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-    }
+$(nginx_proxy_location)
   }
 CONF
 /usr/sbin/nginx -c "$work/nginx-h2.conf" -p "$work"
 # 500 concurrent streams are far above the default adaptive limit once latency rises on a busy
-# host: Parapet would shed (503) much of the load, which nginx never does. A fixed limit above the
-# offered concurrency makes this a throughput comparison, and the route's breaker in shadow mode
-# (it observes, it does not refuse) keeps a slow cold start from turning later rounds into 503s.
-cat >"$work/parapet-h2.yaml" <<CONF
-name: bench
+# host: without the fixed limit and the shadow breaker (write_shadow_parapet_conf) Parapet would
+# shed much of the load, which nginx never does.
+write_shadow_parapet_conf "$work/parapet-h2.yaml" bench "$ADMIN" "$ORIGIN" <<CONF
 listen: 127.0.0.1:$PARAPET
-admin: {listen: 127.0.0.1:$ADMIN}
-admission: {limit: {algorithm: fixed, initial: 1000, min: 20, max: 2000}, queue: {max: 1000}}
-origins:
-  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
-routes:
-  - match: {prefix: /}
-    origin: origin
-    cache: off
-    breaker: {mode: shadow}
 CONF
 start_parapet "$work/parapet-h2.yaml" "$ADMIN"
 curl -sf --http2-prior-knowledge "127.0.0.1:$NGINX_H2/api/1k" >/dev/null

@@ -89,6 +89,42 @@ CONF
   } >"$work/$1.conf"
 }
 
+# nginx_proxy_location: the `location /` block every nginx proxy of the benchmarks uses, to the
+# upstream named `origin` (keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route).
+nginx_proxy_location() {
+  cat <<CONF
+    location / {
+      proxy_pass http://origin;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_connect_timeout 250ms;
+      proxy_read_timeout 3s;
+    }
+CONF
+}
+
+# write_shadow_parapet_conf FILE NAME ADMIN_PORT ORIGIN_PORT: a Parapet configuration whose
+# listeners come from stdin, with a fixed admission limit far above the offered concurrency and the
+# route's breaker in shadow mode (it observes, it does not refuse), so that a throughput comparison
+# with nginx, which never sheds, measures throughput and not a slow cold start's 503s.
+write_shadow_parapet_conf() {
+  {
+    echo "name: $2"
+    cat
+    cat <<CONF
+admin: {listen: 127.0.0.1:$3}
+admission: {limit: {algorithm: fixed, initial: 1000, min: 20, max: 2000}, queue: {max: 1000}}
+origins:
+  origin: {hosts: [127.0.0.1:$4], timeout: 3s}
+routes:
+  - match: {prefix: /}
+    origin: origin
+    cache: off
+    breaker: {mode: shadow}
+CONF
+  } >"$1"
+}
+
 # start_origin_and_nginx ORIGIN_PORT NGINX_PORT [SECOND_ORIGIN_PORT]: the proxy benchmarks' common
 # ground, started. An nginx serving $work/www (a 1 KiB file at /api/1k) on ORIGIN_PORT (and on
 # SECOND_ORIGIN_PORT too, the same worker, if given), and an nginx proxying to ORIGIN_PORT on
@@ -105,13 +141,7 @@ CONF
   upstream origin { server 127.0.0.1:$1; keepalive 64; }
   server {
     listen 127.0.0.1:$2;
-    location / {
-      proxy_pass http://origin;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-    }
+$(nginx_proxy_location)
   }
 CONF
   /usr/sbin/nginx -c "$work/origin.conf" -p "$work"

@@ -35,13 +35,7 @@ write_nginx_conf nginx-tls <<CONF
     ssl_certificate_key $work/certs/edge-key.pem;
     ssl_protocols TLSv1.3 TLSv1.2;
     ssl_session_cache shared:tls:16m;
-    location / {
-      proxy_pass http://origin;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-    }
+$(nginx_proxy_location)
   }
 CONF
 /usr/sbin/nginx -c "$work/nginx-tls.conf" -p "$work"
@@ -90,22 +84,12 @@ parapets=()
 port=18244
 admin=18992
 for provider in openssl jdk; do
-  cat >"$work/parapet-$provider.yaml" <<CONF
-name: bench-$provider
+  write_shadow_parapet_conf "$work/parapet-$provider.yaml" "bench-$provider" "$admin" "$ORIGIN" <<CONF
 listen: 127.0.0.1:$((port + 40))
 tls:
   listen: 127.0.0.1:$port
   certificates: [{cert_file: $work/certs/edge.pem, key_file: $work/certs/edge-key.pem}]
   provider: $provider
-admin: {listen: 127.0.0.1:$admin}
-admission: {limit: {algorithm: fixed, initial: 1000, min: 20, max: 2000}, queue: {max: 1000}}
-origins:
-  origin: {hosts: [127.0.0.1:$ORIGIN], timeout: 3s}
-routes:
-  - match: {prefix: /}
-    origin: origin
-    cache: off
-    breaker: {mode: shadow}
 CONF
   start_parapet "$work/parapet-$provider.yaml" "$admin"
   curl -sf --cacert "$work/certs/ca.pem" "https://localhost:$port/api/1k" >/dev/null ||
