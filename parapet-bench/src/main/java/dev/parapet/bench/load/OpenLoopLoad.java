@@ -263,6 +263,10 @@ public final class OpenLoopLoad {
   /** One target's connections, queue and figures; only the event loop touches them. */
   private static final class Target {
     final URI uri;
+
+    /** The Host field as curl and wrk send it: the port too unless it is 80 (RFC 9110 §7.2). */
+    final String host;
+
     final ArrayDeque<Channel> idle = new ArrayDeque<>();
     final ArrayDeque<Long> due = new ArrayDeque<>();
     final Histogram latency = new Histogram(TimeUnit.MINUTES.toNanos(1), 3);
@@ -289,6 +293,7 @@ public final class OpenLoopLoad {
 
     Target(URI uri) {
       this.uri = uri;
+      this.host = uri.getPort() < 0 || uri.getPort() == 80 ? uri.getHost() : uri.getRawAuthority();
     }
   }
 
@@ -454,7 +459,7 @@ public final class OpenLoopLoad {
         ch.attr(DUE).set(dueAt);
         DefaultFullHttpRequest req =
             new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, t.uri.getRawPath());
-        req.headers().set(HttpHeaderNames.HOST, t.uri.getHost());
+        req.headers().set(HttpHeaderNames.HOST, t.host);
         ch.writeAndFlush(req);
       }
     }

@@ -25,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -34,6 +36,9 @@ import org.junit.jupiter.api.Test;
 class OpenLoopLoadTest {
   private final EventLoopGroup servers =
       new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+
+  /** The Host fields the servers received. */
+  private final Set<String> hosts = ConcurrentHashMap.newKeySet();
 
   @AfterEach
   void stop() {
@@ -74,6 +79,7 @@ class OpenLoopLoadTest {
                               protected void channelRead0(
                                   ChannelHandlerContext ctx, FullHttpRequest req) {
                                 requests.incrementAndGet();
+                                hosts.add(String.valueOf(req.headers().get(HttpHeaderNames.HOST)));
                                 DefaultFullHttpResponse r =
                                     new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status);
                                 r.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
@@ -120,6 +126,8 @@ class OpenLoopLoadTest {
     assertThat(rb.latency().getTotalCount()).isEqualTo(200);
     assertThat(ra.describe("t1.")).contains("t1.url " + a, "t1.status_200 200", "t1.p99_ms ");
     assertThat(rb.describe("")).startsWith("rate_achieved ").contains("status_503 200");
+    // as curl and wrk send it: a cache keyed on Host sees the same entry for all three tools
+    assertThat(hosts).containsExactlyInAnyOrder(a.getRawAuthority(), b.getRawAuthority());
   }
 
   @Test
