@@ -517,6 +517,18 @@ public final class CachingDownstream implements Downstream {
     delegate.answer(response);
   }
 
+  /**
+   * The request failed with {@code error} before any byte reached the client, and the proxy's own
+   * answer is not built yet: true when the cache answered instead (a stale copy when stale-if-error
+   * allows one, see {@link StaleIfError#answerInstead}); false, with nothing done, when the proxy
+   * must build its answer and pass it to {@link #error}.
+   *
+   * @param retryAfterSeconds the {@code Retry-After} of the proxy's answer, or -1
+   */
+  public boolean answerInstead(ProxyError error, String detail, long retryAfterSeconds) {
+    return StaleIfError.answerInstead(this, error, detail, retryAfterSeconds);
+  }
+
   /** The request failed before any byte reached the client: see {@link StaleIfError#onError}. */
   @Override
   public void error(ProxyError error, String detail, FullHttpResponse response) {
