@@ -305,6 +305,9 @@ public final class CachingDownstream implements Downstream {
   /** Joins the key's flight (unless told not to) and goes on towards the origin, or waits. */
   void forward(CacheKey k, boolean noCollapse) {
     if (!head && !noCollapse && !edge.isPass(k)) {
+      if (staleAtOnce(k)) {
+        return;
+      }
       CollapsedWait wait = resume == null ? null : new CollapsedWait(this, resume);
       Collapser.Ticket<CacheKey, CachedResponse> t =
           edge.collapser().join(k, wait == null ? CollapsedWait.NOBODY : wait);
@@ -332,6 +335,30 @@ public final class CachingDownstream implements Downstream {
       slow = StaleOnSlow.start(this);
     }
     step = Step.FORWARD;
+  }
+
+  /**
+   * With {@code stale_on_slow: auto}, while the origin is overdue and another request's fetch of
+   * {@code k} is under way: the stale copy is answered now, as a waiter's zero wait would answer it
+   * on the loop's next turn, without joining the flight or starting a timer (in a brownout that is
+   * every request for the key while its fetch is out). True when answered.
+   */
+  private boolean staleAtOnce(CacheKey k) {
+    CachedResponse e = stale;
+    OriginWait o = originWait;
+    if (e == null || o == null || edge.staleOnSlow(routeId) != null) {
+      return false;
+    }
+    long now = cs.ticker().read();
+    if (!o.latency().isOverdue(now)
+        || !edge.collapser().inFlight(k)
+        || edge.policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
+      return false;
+    }
+    answerWith(
+        StoredAnswers.slowOrigin(cs, e, clientHeaders, head, now), EdgeCache.Status.STALE, null);
+    cs.count(EdgeCache.Status.STALE_ON_SLOW);
+    return true;
   }
 
   /**
