@@ -305,6 +305,9 @@ public final class CachingDownstream implements Downstream {
   /** Joins the key's flight (unless told not to) and goes on towards the origin, or waits. */
   void forward(CacheKey k, boolean noCollapse) {
     if (!head && !noCollapse && !edge.isPass(k)) {
+      if (staleAtOnce(k)) {
+        return;
+      }
       CollapsedWait wait = resume == null ? null : new CollapsedWait(this, resume);
       Collapser.Ticket<CacheKey, CachedResponse> t =
           edge.collapser().join(k, wait == null ? CollapsedWait.NOBODY : wait);
@@ -332,6 +335,30 @@ public final class CachingDownstream implements Downstream {
       slow = StaleOnSlow.start(this);
     }
     step = Step.FORWARD;
+  }
+
+  /**
+   * With {@code stale_on_slow: auto}, while the origin is overdue and another request's fetch of
+   * {@code k} is under way: the stale copy is answered now, as a waiter's zero wait would answer it
+   * on the loop's next turn, without joining the flight or starting a timer (in a brownout that is
+   * every request for the key while its fetch is out). True when answered.
+   */
+  private boolean staleAtOnce(CacheKey k) {
+    CachedResponse e = stale;
+    OriginWait o = originWait;
+    if (e == null || o == null || edge.staleOnSlow(routeId) != null) {
+      return false;
+    }
+    long now = cs.ticker().read();
+    if (!o.latency().isOverdue(now)
+        || !edge.collapser().inFlight(k)
+        || edge.policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
+      return false;
+    }
+    answerWith(
+        StoredAnswers.slowOrigin(cs, e, clientHeaders, head, now), EdgeCache.Status.STALE, null);
+    cs.count(EdgeCache.Status.STALE_ON_SLOW);
+    return true;
   }
 
   /**
@@ -515,6 +542,18 @@ public final class CachingDownstream implements Downstream {
     }
     mode = Mode.ANSWERED;
     delegate.answer(response);
+  }
+
+  /**
+   * The request failed with {@code error} before any byte reached the client, and the proxy's own
+   * answer is not built yet: true when the cache answered instead (a stale copy when stale-if-error
+   * allows one, see {@link StaleIfError#answerInstead}); false, with nothing done, when the proxy
+   * must build its answer and pass it to {@link #error}.
+   *
+   * @param retryAfterSeconds the {@code Retry-After} of the proxy's answer, or -1
+   */
+  public boolean answerInstead(ProxyError error, String detail, long retryAfterSeconds) {
+    return StaleIfError.answerInstead(this, error, detail, retryAfterSeconds);
   }
 
   /** The request failed before any byte reached the client: see {@link StaleIfError#onError}. */

@@ -44,6 +44,14 @@ final class FetchFailed extends RuntimeException {
     return new FetchFailed(StaleTrigger.of(error), error, detail, retryAfter(answer));
   }
 
+  /**
+   * The leader's local error, answered by the cache instead of the proxy's own response, which was
+   * never built: {@code retryAfterSeconds} is the {@code Retry-After} it would have had, or -1.
+   */
+  static FetchFailed local(ProxyError error, String detail, long retryAfterSeconds) {
+    return new FetchFailed(StaleTrigger.of(error), error, detail, retryAfterSeconds);
+  }
+
   /** The seconds of a local answer's {@code Retry-After}, or -1. */
   private static long retryAfter(@Nullable FullHttpResponse r) {
     String v = r == null ? null : r.headers().get(HttpHeaderNames.RETRY_AFTER);

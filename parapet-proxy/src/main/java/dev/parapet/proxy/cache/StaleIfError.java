@@ -60,6 +60,33 @@ final class StaleIfError {
   }
 
   /**
+   * Request {@code c}, forwarded, failed before any byte reached its client, and the proxy has not
+   * built its own answer yet: when the cache answers instead (a stale copy, a fresh one stored
+   * meanwhile, the 504 of a copy that must be revalidated), its flight fails with the error and the
+   * client gets that answer; true then, and the proxy's answer is never built (on an open breaker
+   * every stale answer would otherwise build and drop a problem+json response). False, with nothing
+   * done, when the answer would be the proxy's own: {@link #onError} then has it.
+   *
+   * @param retryAfterSeconds the {@code Retry-After} the proxy's answer would carry, or -1
+   */
+  static boolean answerInstead(
+      CachingDownstream c, ProxyError error, String detail, long retryAfterSeconds) {
+    StaleTrigger trigger = StaleTrigger.of(error);
+    if (c.mode != CachingDownstream.Mode.FORWARD || trigger == null || c.key == null) {
+      return false;
+    }
+    FullHttpResponse instead = answer(c, trigger, error, detail, -1, c.cs.ticker().read());
+    if (instead == null) {
+      return false;
+    }
+    c.stopSlowTimer();
+    c.tee = null;
+    c.endFlight(null, FetchFailed.local(error, detail, retryAfterSeconds));
+    c.answerEarly(instead);
+    return true;
+  }
+
+  /**
    * The answer for request {@code c} when its origin could not give a fresh one: a stale copy, a
    * fresh one another request stored meanwhile, a 504 when the stored response must be revalidated,
    * or null (answer as without a cache).

@@ -86,6 +86,22 @@ final class StoredAnswers {
     return r;
   }
 
+  /**
+   * The stale copy {@code e} answered because its origin is slow ({@code stale_on_slow}): {@code
+   * fwd=stale; ttl=-N; detail="stale slow-origin"}.
+   */
+  static FullHttpResponse slowOrigin(
+      CacheServices cs, CachedResponse e, HttpHeaders clientHeaders, boolean head, long now) {
+    return fromEntry(
+        cs,
+        e,
+        clientHeaders,
+        head,
+        now,
+        cs.status().fwd(CacheStatus.Fwd.STALE).ttl(e.ttlSeconds(now)).detail("stale slow-origin"),
+        true);
+  }
+
   /** 504 for {@code only-if-cached} with nothing usable (RFC 9111 §5.2.1.7). */
   static FullHttpResponse onlyIfCached(CacheServices cs, ByteBufAllocator alloc, CacheStatus s) {
     FullHttpResponse r =

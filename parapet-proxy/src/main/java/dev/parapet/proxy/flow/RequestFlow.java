@@ -443,6 +443,12 @@ public final class RequestFlow implements CachingDownstream.Resume {
       // The span ends once the cache's decorator has decided what the client gets.
       record.log(error.status().code(), error.name(), now, route, cache, true);
     }
+    CachingDownstream c = cache;
+    if (c != null && down == c && c.answerInstead(error, detail, retryAfterSeconds)) {
+      // answered from the cache (stale): the proxy's own answer would only have been dropped
+      record.endSpan(error.status().code(), error.name(), route, c);
+      return;
+    }
     FullHttpResponse r =
         px.responses.build(
             client.alloc(), error, detail, scope, retryAfterSeconds, record.idText());
