@@ -200,7 +200,8 @@ jvm_aux_ms() {
 openloop() {
   # shellcheck disable=SC2086 # a flag list: native access for the epoll transport
   java $PARAPET_JVM_FLAGS -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 8 \
-    | awk -v n="$1" -v r="$3" '{v[$1]=$2} END {printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"]}'
+    | awk -v n="$1" -v r="$3" '{v[$1]=$2} $1 ~ /^status_/ && $1 !~ /^status_2/ {bad += $2}
+        END {printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"], bad}'
 }
 
 # openloop_interleaved RATE NAME URL [NAME URL ...] -> one row per target, as openloop's: the
@@ -219,11 +220,14 @@ openloop_interleaved() {
   done
   # shellcheck disable=SC2086 # a flag list: native access for the epoll transport
   java $PARAPET_JVM_FLAGS -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$urls" "$rate" "$secs" 32 8 \
-    | awk -v names="$names" -v r="$rate" '{v[$1]=$2} END {
+    | awk -v names="$names" -v r="$rate" '{v[$1]=$2} $1 ~ /^t[0-9]+\.status_/ && $1 !~ /\.status_2/ {
+        split($1, key, "."); bad[key[1]] += $2
+      }
+      END {
         k = split(names, n, "|")
         for (i = 1; i <= k; i++) {
           t = "t" i "."
-          printf "| %s | %s | %s | %s | %s | %s | %s |\n", n[i], r, v[t "rate_achieved"], v[t "p50_ms"], v[t "p99_ms"], v[t "p99.9_ms"], v[t "errors"]
+          printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", n[i], r, v[t "rate_achieved"], v[t "p50_ms"], v[t "p99_ms"], v[t "p99.9_ms"], v[t "errors"], bad["t" i]
         }
       }'
 }

@@ -131,8 +131,8 @@ echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 | - |"
 echo
 echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections per target, nginx and Parapet interleaved in one run per round (ms from when each request was due):"
 echo
-echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | Parapet's JIT+GC CPU in the run ($((secs + 8)) s) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | non-2xx | Parapet's JIT+GC CPU in the run ($((secs + 8)) s) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for line in "${open_rows[@]}"; do echo "$line"; done
 echo
 # The targets' ratios, computed here rather than by hand: throughput and closed-loop p99 of the
