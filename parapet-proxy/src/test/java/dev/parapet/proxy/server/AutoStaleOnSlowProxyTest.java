@@ -90,8 +90,8 @@ class AutoStaleOnSlowProxyTest {
     assertThat(cacheStatus(first)).contains("fwd=stale").contains("detail=\"stale slow-origin\"");
     assertThat(o.requests()).hasSize(2); // the fetch did go to the origin
 
-    // a request meanwhile (the origin is overdue now: no wait) joins the fetch and is answered
-    // stale
+    // a request meanwhile joins the fetch and is answered stale after its own wait (the second
+    // request past the estimate: the origin is overdue from then on)
     HttpResponse<String> meanwhile = fx.get(p.port(), "/x");
     assertThat(meanwhile.body()).isEqualTo("old");
     assertThat(cacheStatus(meanwhile)).contains("detail=\"stale slow-origin\"");
