@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.latency.AdaptiveWait;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.testing.ProxyFixture;
@@ -89,12 +90,17 @@ class AutoStaleOnSlowProxyTest {
     assertThat(first.body()).isEqualTo("old");
     assertThat(cacheStatus(first)).contains("fwd=stale").contains("detail=\"stale slow-origin\"");
     assertThat(o.requests()).hasSize(2); // the fetch did go to the origin
+    AdaptiveWait observed = p.origins().get("o").staleWait("r").latency();
+    assertThat(observed.isOverdue(ticker.read()))
+        .as("one answer past its wait alone: a healthy origin's tail")
+        .isFalse();
 
     // a request meanwhile joins the fetch and is answered stale after its own wait (the second
     // request past the estimate: the origin is overdue from then on)
     HttpResponse<String> meanwhile = fx.get(p.port(), "/x");
     assertThat(meanwhile.body()).isEqualTo("old");
     assertThat(cacheStatus(meanwhile)).contains("detail=\"stale slow-origin\"");
+    assertThat(observed.isOverdue(ticker.read())).as("two past the p95: overdue").isTrue();
 
     originMayAnswer.countDown();
     await()
