@@ -15,21 +15,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * decays: samples older than the window no longer count. The estimate is the window's p95 — its
  * largest sample while it holds fewer than 20, where a p95 means nothing — recomputed at most every
  * 100 ms by the caller that finds it due (one CAS), and kept when the window empties (a quiet or
- * failing origin keeps its last known healthy latency rather than forgetting it). The wait is
- * {@code max(floor, multiplier × estimate)}. {@code 2 × p95}: a healthy answer slower than that is
- * rare (0.14 % of a lognormal latency whose p99 is 3.3 times its median), and the wait stays short
- * enough that a brownout's first requests are not held long; the floor keeps a 1 ms origin's jitter
- * from counting as slow. Before the first sample the wait is {@code noData}.
+ * failing origin keeps its last known healthy latency rather than forgetting it). Once a p95 of 20
+ * or more samples exists, a window holding fewer never estimates below it: the largest of a few
+ * samples is far below a p95 (one sample is below the median half the time), so the first answers
+ * after an outage, or on a route whose traffic the breaker is still ramping back, would make the
+ * wait a fraction of the healthy one and replace a healthy origin's answers with stale copies. The
+ * wait is {@code max(floor, multiplier × estimate)}. {@code 2 × p95}: a healthy answer slower than
+ * that is rare (0.14 % of a lognormal latency whose p99 is 3.3 times its median), and the wait
+ * stays short enough that a brownout's first requests are not held long; the floor keeps a 1 ms
+ * origin's jitter from counting as slow. Before the first sample the wait is {@code noData}.
  *
- * <p><b>Overdue.</b> When a wait runs out without the origin's answer ({@link #onOverdue}), the
- * origin is known slow: the wait is 0 — act at once — until a success arrives as fast as the
- * origin's healthy answers were then (within the healthy wait divided by the multiplier — the p95 —
- * frozen at that moment, so a brownout's slower successes, which still feed the estimate, cannot
- * end it, nor can another tier's stale answer given after its own wait), or for at most 30 s, after
- * which a request waits again: an origin whose normal latency really changed is measured anew
- * rather than answered stale for ever. During a brownout only the first requests wait; the fetches
- * that go on behind their answers are what notices the origin's recovery. Only successes feed the
- * estimate, so a brownout's answers the caller classifies as slow or failed do not stretch it.
+ * <p><b>Overdue.</b> When a wait runs out without the origin's answer and another waiting request
+ * has also reached the estimate unanswered since the last success within it ({@link
+ * #onWaitRanOut}), or the caller knows otherwise ({@link #onOverdue}: the next tier answered from
+ * its cache), the origin is known slow: the wait is 0 — act at once — until a success arrives as
+ * fast as the origin's healthy answers were then (within the healthy wait divided by the multiplier
+ * — the p95 — frozen at that moment, so a brownout's slower successes, which still feed the
+ * estimate, cannot end it, nor can another tier's stale answer given after its own wait), or for at
+ * most 30 s, after which a request waits again: an origin whose normal latency really changed is
+ * measured anew rather than answered stale for ever. During a brownout only the first requests
+ * wait; the fetches that go on behind their answers are what notices the origin's recovery. Only
+ * successes feed the estimate, so a brownout's answers the caller classifies as slow or failed do
+ * not stretch it. One request past its whole wait is not enough: a healthy origin's tail has such
+ * answers (0.14 % of them for the lognormal above), and the overdue period would answer every
+ * request then waiting with its stale copy while the origin answers them in time; a second request
+ * past the estimate with no answer in time between is a one-in-14,000 event for it (0.0014 × 0.05).
  *
  * <p><b>Overdue sooner: a run past the estimate.</b> The caller also reports each waiting request
  * that reaches the estimate itself (the p95, half the wait) still unanswered ({@link
@@ -69,6 +79,9 @@ public final class AdaptiveWait {
   private final long noDataNanos;
   private final AtomicLong nextRefresh;
   private volatile long estimate = RollingLatencyHistogram.NO_DATA;
+
+  /** The last p95 of a window holding at least {@link #MIN_SAMPLES}, or NO_DATA before one. */
+  private volatile long fullEstimate = RollingLatencyHistogram.NO_DATA;
 
   /** The healthy latency when the origin became overdue, or {@link #NOT_OVERDUE}. */
   private final AtomicLong overdueWait = new AtomicLong(NOT_OVERDUE);
@@ -137,6 +150,20 @@ public final class AdaptiveWait {
   }
 
   /**
+   * A waiting request's whole wait ran out without an answer. Makes the origin overdue only when
+   * another waiting request has reached the estimate unanswered too since the last success within
+   * it (this request's own report at its checkpoint counts once); returns true for the call that
+   * made it overdue, so its caller may release whoever is still waiting.
+   */
+  public boolean onWaitRanOut(long nowNanos) {
+    if (isOverdue(nowNanos) || pastEstimate.get() < 2) {
+      return false;
+    }
+    pastEstimate.set(0);
+    return onOverdue(nowNanos);
+  }
+
+  /**
    * When a waiting request reports itself past the estimate: the healthy wait divided by the
    * multiplier (the p95 once there are samples), 0 while overdue.
    */
@@ -145,9 +172,10 @@ public final class AdaptiveWait {
   }
 
   /**
-   * A wait ran out before the origin answered: do not wait, until it answers in time or for 30 s
-   * from now. Returns true for the call that made the origin overdue (its caller may release
-   * whoever is still waiting), false when it already was.
+   * The origin is known slow (a wait ran out with others past the estimate, or the next tier
+   * answered from its cache): do not wait, until it answers in time or for 30 s from now. Returns
+   * true for the call that made the origin overdue (its caller may release whoever is still
+   * waiting), false when it already was.
    */
   public boolean onOverdue(long nowNanos) {
     isOverdue(nowNanos); // an overdue period that has lasted long enough ends first
@@ -185,15 +213,21 @@ public final class AdaptiveWait {
   }
 
   /**
-   * The healthy latency estimate: the window's p95 (its largest sample below 20 samples), the last
-   * one when the window is empty, {@link RollingLatencyHistogram#NO_DATA} before the first sample.
+   * The healthy latency estimate: the window's p95; below 20 samples its largest sample, but not
+   * less than the last p95 of a window of 20 or more; the last estimate when the window is empty;
+   * {@link RollingLatencyHistogram#NO_DATA} before the first sample.
    */
   public long estimateNanos(long nowNanos) {
     long next = nextRefresh.get();
     if (nowNanos - next >= 0 && nextRefresh.compareAndSet(next, nowNanos + REFRESH_NANOS)) {
       long n = successes.count(nowNanos);
-      if (n > 0) {
-        estimate = successes.quantile(n >= MIN_SAMPLES ? QUANTILE : 1.0, nowNanos);
+      if (n >= MIN_SAMPLES) {
+        long p95 = successes.quantile(QUANTILE, nowNanos);
+        fullEstimate = p95;
+        estimate = p95;
+      } else if (n > 0) {
+        // the largest of a few samples, never below the last p95 of a full window
+        estimate = Math.max(successes.quantile(1.0, nowNanos), fullEstimate);
       }
     }
     return estimate;

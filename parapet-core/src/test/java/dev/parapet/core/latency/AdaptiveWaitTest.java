@@ -84,6 +84,59 @@ class AdaptiveWaitTest {
   }
 
   @Test
+  void aFewSamplesAfterAQuietSpellDoNotLowerAFullWindowsP95() {
+    ManualTicker t = new ManualTicker(0);
+    AdaptiveWait w = AdaptiveWait.withDefaults(0);
+    for (int i = 0; i < 50; i++) {
+      w.onSuccess(300 * MS, t.read());
+    }
+    assertThat(w.estimateNanos(t.read())).isBetween(295 * MS, 305 * MS);
+    t.advance(20_000 * MS); // an outage: no success for longer than the window
+    for (int i = 0; i < 19; i++) {
+      w.onSuccess(100 * MS, t.read()); // the first answers after it, as fast as a healthy median
+      t.advance(100 * MS);
+      assertThat(w.waitNanos(t.read())).as("after %d", i + 1).isBetween(590 * MS, 610 * MS);
+    }
+    w.onSuccess(100 * MS, t.read()); // twenty: a p95 again, which may be lower
+    t.advance(100 * MS);
+    assertThat(w.waitNanos(t.read())).isBetween(195 * MS, 205 * MS);
+    t.advance(11_000 * MS);
+    w.onSuccess(900 * MS, t.read()); // a few slower samples still raise it
+    t.advance(100 * MS);
+    assertThat(w.waitNanos(t.read())).isBetween(1790 * MS, 1810 * MS);
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {0L, NEAR_WRAP})
+  void oneWaitRunningOutIsAHealthyTailTwoPastTheEstimateAreAnOverdueOrigin(long start) {
+    ManualTicker t = new ManualTicker(start);
+    AdaptiveWait w = AdaptiveWait.withDefaults(t.read());
+    for (int i = 0; i < 50; i++) {
+      w.onSuccess(100 * MS, t.read());
+    }
+    t.advance(100 * MS);
+    assertThat(w.onPastEstimate(t.read())).isFalse(); // one request at its checkpoint
+    t.advance(100 * MS);
+    assertThat(w.onWaitRanOut(t.read())).as("the same request, alone").isFalse();
+    assertThat(w.isOverdue(t.read())).isFalse();
+    assertThat(w.waitNanos(t.read())).isBetween(196 * MS, 204 * MS);
+
+    assertThat(w.onPastEstimate(t.read())).isFalse(); // a second one, no answer in time between
+    t.advance(100 * MS);
+    assertThat(w.onWaitRanOut(t.read())).as("made it overdue").isTrue();
+    assertThat(w.isOverdue(t.read())).isTrue();
+    assertThat(w.onWaitRanOut(t.read())).as("already was").isFalse();
+
+    w.onSuccess(90 * MS, t.read()); // in time again
+    assertThat(w.isOverdue(t.read())).isFalse();
+    assertThat(w.onPastEstimate(t.read())).isFalse();
+    w.onSuccess(90 * MS, t.read()); // an answer in time between ends the run
+    assertThat(w.onPastEstimate(t.read())).isFalse();
+    assertThat(w.onWaitRanOut(t.read())).isFalse();
+    assertThat(w.isOverdue(t.read())).isFalse();
+  }
+
+  @Test
   void fewSamplesUseTheLargest() {
     AdaptiveWait w = AdaptiveWait.withDefaults(0);
     w.onSuccess(10 * MS, 0);

@@ -24,14 +24,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>With {@code stale_on_slow: auto} (the default) the wait is the origin's own: twice the p95 of
  * its recent successful responses, at least 20 ms, at most the route's timeout ({@link
- * AdaptiveWait}). A wait that runs out marks the origin overdue: the requests still waiting it out
- * are answered then too (each on its own loop), and later requests answer their copy at once,
- * without waiting, until one of the fetches going on behind those answers comes back within the
- * healthy wait. So during a brownout only the first requests wait, and no longer than the first of
- * them, as they do for an open breaker. Sooner still: a waiting request that reaches the estimate
- * (the p95, half its wait) unanswered says so ({@link AdaptiveWait#onPastEstimate}); a run of such
- * requests with no answer in time between makes the origin overdue at that point, and the waiting
- * requests are answered then.
+ * AdaptiveWait}). A waiting request that reaches the estimate (the p95, half its wait) unanswered
+ * says so ({@link AdaptiveWait#onPastEstimate}); a run of five such requests with no answer in time
+ * between marks the origin overdue, and so does a wait that runs out when another request has
+ * reached the estimate unanswered too ({@link AdaptiveWait#onWaitRanOut}; one slow answer alone is
+ * a healthy origin's tail). Overdue, the requests still waiting are answered then too (each on its
+ * own loop), and later requests answer their copy at once, without waiting, until one of the
+ * fetches going on behind those answers comes back within the healthy p95. So during a brownout
+ * only the requests of its first moments wait, about the p95, as they do for an open breaker.
  */
 final class StaleOnSlow {
   private final CachingDownstream c;
@@ -167,8 +167,9 @@ final class StaleOnSlow {
       return;
     }
     AdaptiveWait o = observed;
-    if (o != null && w != null && o.onOverdue(c.cs.ticker().read())) {
-      // the origin did not answer within its healthy wait: it is slow now, for the others too
+    if (o != null && w != null && o.onWaitRanOut(c.cs.ticker().read())) {
+      // the origin did not answer within its healthy wait, nor another request within its p95:
+      // it is slow now, for the others too
       w.forEach(Runnable::run);
     }
     answerStale(c);

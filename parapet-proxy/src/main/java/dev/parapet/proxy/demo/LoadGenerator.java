@@ -109,6 +109,33 @@ final class LoadGenerator implements AutoCloseable {
         && proxyStatus.toLowerCase(Locale.ROOT).contains("details=\"breaker open\"");
   }
 
+  /**
+   * Whether a {@code Cache-Status} says the answer is a stored response served past its freshness:
+   * a member (any tier's) with a negative {@code ttl} (RFC 9211 §2.4). Not {@code fwd=stale}: that
+   * member says the cache forwarded the request because its copy was stale, and what came back (
+   * {@code fwd-status=200; stored}) is the origin's fresh answer, with the origin's latency.
+   */
+  static boolean isStaleAnswer(@Nullable String cacheStatus) {
+    if (cacheStatus == null) {
+      return false;
+    }
+    boolean quoted = false;
+    int start = 0;
+    for (int i = 0; i <= cacheStatus.length(); i++) {
+      char ch = i < cacheStatus.length() ? cacheStatus.charAt(i) : ';';
+      if (ch == '"' && (i == 0 || cacheStatus.charAt(i - 1) != '\\')) {
+        quoted = !quoted;
+      } else if (!quoted && (ch == ';' || ch == ',')) {
+        String param = cacheStatus.substring(start, i).trim();
+        if (param.regionMatches(true, 0, "ttl=-", 0, 5)) {
+          return true;
+        }
+        start = i + 1;
+      }
+    }
+    return false;
+  }
+
   /** What every request of a run did. Read it only after {@link Run#done()} completed. */
   record Recording(
       long startNanos,
@@ -318,8 +345,7 @@ final class LoadGenerator implements AutoCloseable {
         String proxyStatus = msg.headers().get("Proxy-Status");
         String cacheStatus = msg.headers().get("Cache-Status");
         boolean isFastFail = isFastFail(proxyStatus);
-        boolean isStale =
-            cacheStatus != null && cacheStatus.toLowerCase(Locale.ROOT).contains("stale");
+        boolean isStale = isStaleAnswer(cacheStatus);
         finish(i, msg.status().code(), isFastFail, isStale);
         if (!HttpUtil.isKeepAlive(msg)) {
           ctx.close();

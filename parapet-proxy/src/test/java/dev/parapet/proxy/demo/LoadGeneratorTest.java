@@ -28,6 +28,30 @@ class LoadGeneratorTest {
   }
 
   @Test
+  void aStaleAnswerIsAStoredCopyPastItsFreshnessNotAForwardForAStaleOne() {
+    assertThat(LoadGenerator.isStaleAnswer("demo-edge; hit; ttl=-8; detail=\"stale breaker-open\""))
+        .isTrue();
+    assertThat(
+            LoadGenerator.isStaleAnswer(
+                "demo-edge; fwd=stale; ttl=-1; detail=\"stale slow-origin\""))
+        .isTrue();
+    assertThat(
+            LoadGenerator.isStaleAnswer(
+                "demo-shield; hit; ttl=-1; detail=stale-while-revalidate,"
+                    + " demo-edge; fwd=stale; fwd-status=200; stored"))
+        .as("the next tier's stale copy, stored on the way")
+        .isTrue();
+    // The edge's copy was stale, so it asked the origin: the answer is the origin's, fresh.
+    assertThat(LoadGenerator.isStaleAnswer("demo-edge; fwd=stale; fwd-status=200; stored"))
+        .isFalse();
+    assertThat(LoadGenerator.isStaleAnswer("demo-edge; fwd=stale; fwd-status=304; ttl=1"))
+        .isFalse();
+    assertThat(LoadGenerator.isStaleAnswer("demo-edge; hit; ttl=0")).isFalse();
+    assertThat(LoadGenerator.isStaleAnswer("edge; fwd=miss; detail=\"x; ttl=-1\"")).isFalse();
+    assertThat(LoadGenerator.isStaleAnswer(null)).isFalse();
+  }
+
+  @Test
   void onlyARefusalBeforeAnyAttemptIsAFastFail() {
     assertThat(
             LoadGenerator.isFastFail(

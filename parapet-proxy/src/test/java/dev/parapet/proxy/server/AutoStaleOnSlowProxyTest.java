@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.latency.AdaptiveWait;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.testing.ProxyFixture;
@@ -89,13 +90,23 @@ class AutoStaleOnSlowProxyTest {
     assertThat(first.body()).isEqualTo("old");
     assertThat(cacheStatus(first)).contains("fwd=stale").contains("detail=\"stale slow-origin\"");
     assertThat(o.requests()).hasSize(2); // the fetch did go to the origin
+    AdaptiveWait observed = p.origins().get("o").staleWait("r").latency();
+    assertThat(observed.isOverdue(ticker.read()))
+        .as("one answer past its wait alone: a healthy origin's tail")
+        .isFalse();
 
-    // a request meanwhile (the origin is overdue now: no wait) is answered stale at once, without
-    // joining the fetch under way
+    // a request meanwhile joins the fetch and is answered stale after its own wait (the second
+    // request past the estimate: the origin is overdue from then on)
     HttpResponse<String> meanwhile = fx.get(p.port(), "/x");
     assertThat(meanwhile.body()).isEqualTo("old");
     assertThat(cacheStatus(meanwhile)).contains("detail=\"stale slow-origin\"");
-    assertThat(p.cache().collapser().collapsedTotal()).isZero();
+    assertThat(observed.isOverdue(ticker.read())).as("two past the p95: overdue").isTrue();
+    long joined = p.cache().collapser().collapsedTotal();
+    // once it is overdue, a request is answered stale at once, without joining the fetch
+    HttpResponse<String> then = fx.get(p.port(), "/x");
+    assertThat(then.body()).isEqualTo("old");
+    assertThat(cacheStatus(then)).contains("detail=\"stale slow-origin\"");
+    assertThat(p.cache().collapser().collapsedTotal()).isEqualTo(joined);
 
     originMayAnswer.countDown();
     await()
