@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Date;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,15 @@ public final class HeaderList extends HttpHeaders {
    * place, written as digits when the fields are encoded, and made a string only if read.
    */
   private static final int NUMBER = -2;
+
+  /**
+   * The line of a field set as an id ({@link #setId}): its value is {@link #id}, written as 16
+   * lower-case hex digits when the fields are encoded, and made a string only if read.
+   */
+  private static final int ID = -3;
+
+  /** The value of the field set with {@link #setId} (one per message: the request's id). */
+  private long id;
 
   /** Heads at least this long cannot be described by 16-bit offsets. */
   public static final int MAX_HEAD = 1 << 16;
@@ -131,6 +141,8 @@ public final class HeaderList extends HttpHeaders {
       int span = meta[M * i + 2];
       if (meta[M * i + 1] == NUMBER) {
         v = Integer.toString(span);
+      } else if (meta[M * i + 1] == ID) {
+        v = HexFormat.of().toHexDigits(id);
       } else {
         int from = span >>> 16;
         int to = span & 0xFFFF;
@@ -143,7 +155,7 @@ public final class HeaderList extends HttpHeaders {
 
   /** Whether field {@code i}'s value is still only bytes of the head (received, never read). */
   private boolean inHead(int i) {
-    return text[2 * i + 1] == null && meta[M * i + 1] != NUMBER;
+    return text[2 * i + 1] == null && meta[M * i + 1] != NUMBER && meta[M * i + 1] != ID;
   }
 
   /**
@@ -180,7 +192,7 @@ public final class HeaderList extends HttpHeaders {
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
       int line = meta[M * i + 1];
-      int start = line == NO_LINE || line == NUMBER ? -1 : line >>> 16;
+      int start = line < 0 ? -1 : line >>> 16; // NO_LINE, NUMBER, ID
       if (start >= 0 && start == runEnd) {
         runEnd = line & 0xFFFF;
         continue;
@@ -198,6 +210,8 @@ public final class HeaderList extends HttpHeaders {
         buf.writeShort((':' << 8) | ' ');
         if (line == NUMBER && text[2 * i + 1] == null) {
           FieldValues.writeDigits(buf, meta[M * i + 2]);
+        } else if (line == ID && text[2 * i + 1] == null) {
+          FieldValues.writeHex(buf, id);
         } else {
           buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
         }
@@ -582,6 +596,24 @@ public final class HeaderList extends HttpHeaders {
       bits |= FieldNames.bit(meta[M * j]);
     }
     present = bits;
+    return this;
+  }
+
+  /**
+   * Sets an id without making it a string: 16 lower-case hex digits written when the fields are
+   * encoded (the request's generated {@code X-Request-Id}, which usually only goes to the wire).
+   * One field of a message holds an id: setting another replaces the value of the first.
+   */
+  public HeaderList setId(CharSequence name, long value) {
+    CharSequence n = FieldNames.checked(name);
+    remove(n);
+    for (int i = 0; i < size; i++) {
+      if (meta[M * i + 1] == ID && text[2 * i + 1] == null) {
+        text[2 * i + 1] = value(i); // the earlier id field keeps its own value
+      }
+    }
+    id = value;
+    append(n, null, ID, 0);
     return this;
   }
 
