@@ -37,8 +37,14 @@ import org.jspecify.annotations.Nullable;
 public final class HeaderList extends HttpHeaders {
   private static final byte[] NONE = new byte[0];
 
-  /** The message head the received fields are views into. */
-  private final byte[] head;
+  /**
+   * The message head the received fields are views into: its first bytes, the rest of the array
+   * being room left from an earlier, longer head when the fields are reused ({@link #recycle}).
+   */
+  private byte[] head;
+
+  /** The decoder that made these fields and takes them back for its next message, or null. */
+  private final @Nullable Http1Decoder owner;
 
   /**
    * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value (or a number, see
@@ -96,11 +102,20 @@ public final class HeaderList extends HttpHeaders {
 
   /** Headers whose received fields are views into {@code head} (shorter than 64 KiB). */
   HeaderList(byte[] head, int capacity) {
+    this(head, capacity, null);
+  }
+
+  /**
+   * Headers whose received fields are views into {@code head}, made by {@code owner}, which takes
+   * them back for its next message once they are {@link #recycle recycled}.
+   */
+  HeaderList(byte[] head, int capacity, @Nullable Http1Decoder owner) {
     if (head.length >= MAX_HEAD) {
       throw new IllegalArgumentException(
           "head : " + head.length + " bytes (expected: < " + MAX_HEAD + ")");
     }
     this.head = head;
+    this.owner = owner;
     int n = Math.max(4, capacity);
     text = new CharSequence[2 * n];
     meta = new int[M * n];
@@ -169,6 +184,34 @@ public final class HeaderList extends HttpHeaders {
   /** The message head the received fields are views into. */
   byte[] head() {
     return head;
+  }
+
+  /**
+   * Says that nobody reads these fields any more, nor keeps them: the decoder that made them may
+   * decode its next message into them (and into the head they are views of), so that a connection's
+   * messages share one set. Called once, by the one who knows the message's end — the request's
+   * flow once its client has the whole response and no attempt can send the request again; the
+   * client connection once a response head is encoded — and only when nothing else holds the
+   * message: a cache that stores a response or looks at a request's fields for its {@code Vary}, a
+   * pipelined message waiting in a queue. Anything kept past this call would read another message's
+   * fields. Fields not made by a decoder are not affected.
+   */
+  public void recycle() {
+    Http1Decoder d = owner;
+    if (d != null) {
+      d.takeBack(this);
+    }
+  }
+
+  /**
+   * Empties the fields for the decoder's next message, {@code length} bytes long, whose head is
+   * copied into {@link #head()} afterwards; the arrays are kept, the head grown if it is too short.
+   */
+  void reuse(int length) {
+    if (head.length < length) {
+      head = new byte[Math.min(MAX_HEAD - 1, Math.max(length, head.length * 2))];
+    }
+    clear();
   }
 
   private CharSequence name(int i) {
@@ -561,6 +604,24 @@ public final class HeaderList extends HttpHeaders {
     return this;
   }
 
+  /**
+   * Sets an id without making it a string: 16 lower-case hex digits written when the fields are
+   * encoded (the request's generated {@code X-Request-Id}, which usually only goes to the wire).
+   * One field of a message holds an id: setting another replaces the value of the first.
+   */
+  public HeaderList setId(CharSequence name, long value) {
+    CharSequence n = FieldNames.checked(name);
+    remove(n);
+    for (int i = 0; i < size; i++) {
+      if (meta[M * i + 1] == ID && text[2 * i + 1] == null) {
+        text[2 * i + 1] = value(i); // the earlier id field keeps its own value
+      }
+    }
+    id = value;
+    append(n, null, ID, 0);
+    return this;
+  }
+
   @Override
   public HttpHeaders setShort(CharSequence name, short value) {
     return set(name, Short.toString(value));
@@ -596,24 +657,6 @@ public final class HeaderList extends HttpHeaders {
       bits |= FieldNames.bit(meta[M * j]);
     }
     present = bits;
-    return this;
-  }
-
-  /**
-   * Sets an id without making it a string: 16 lower-case hex digits written when the fields are
-   * encoded (the request's generated {@code X-Request-Id}, which usually only goes to the wire).
-   * One field of a message holds an id: setting another replaces the value of the first.
-   */
-  public HeaderList setId(CharSequence name, long value) {
-    CharSequence n = FieldNames.checked(name);
-    remove(n);
-    for (int i = 0; i < size; i++) {
-      if (meta[M * i + 1] == ID && text[2 * i + 1] == null) {
-        text[2 * i + 1] = value(i); // the earlier id field keeps its own value
-      }
-    }
-    id = value;
-    append(n, null, ID, 0);
     return this;
   }
 

@@ -58,7 +58,7 @@ public final class RequestDecoder extends Http1Decoder {
       int maxHeaderSize,
       int maxChunkSize,
       ArrayDeque<HttpMethod> methods) {
-    super(maxInitialLineLength, maxHeaderSize, maxChunkSize, true);
+    super(maxInitialLineLength, maxHeaderSize, maxChunkSize, true, 6);
     this.methods = methods;
   }
 
@@ -90,8 +90,7 @@ public final class RequestDecoder extends Http1Decoder {
   }
 
   @Override
-  void parseHead(byte[] b, List<Object> out) {
-    int n = b.length;
+  void parseHead(byte[] b, int n, HeaderList h, List<Object> out) {
     int eol = indexOf(b, 0, n, (byte) '\n');
     if (eol < 1 || b[eol - 1] != '\r') {
       throw new ProblemException("a request line not ended by CRLF");
@@ -128,9 +127,7 @@ public final class RequestDecoder extends Http1Decoder {
     String uri =
         new String(b, methodEnd + 1, targetEnd - methodEnd - 1, StandardCharsets.ISO_8859_1);
 
-    // Room for about as many fields as the head has lines (~28 bytes each), and the proxy's own.
-    HeaderList h = new HeaderList(b, (n - eol) / 28 + 6);
-    readFields(b, eol + 1, h);
+    readFields(b, eol + 1, n, h);
     long contentLength = -1;
     int f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, 0);
     if (f >= 0) {
