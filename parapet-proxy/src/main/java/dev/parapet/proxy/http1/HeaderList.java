@@ -1,7 +1,6 @@
 package dev.parapet.proxy.http1;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +8,6 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Date;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -34,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * Fields added through {@link HttpHeaders}' methods are validated on the way in, as Netty's headers
  * validate them; {@link Http1Decoder} validates what it puts here itself.
  */
-public final class HeaderList extends HttpHeaders {
+public final class HeaderList extends DerivedHttpHeaders {
   private static final byte[] NONE = new byte[0];
 
   /**
@@ -290,17 +288,13 @@ public final class HeaderList extends HttpHeaders {
     return value(i);
   }
 
-  private @Nullable CharSequence first(CharSequence name) {
+  @Override
+  @Nullable CharSequence first(CharSequence name) {
     int i = indexOf(name, 0);
     return i < 0 ? null : value(i);
   }
 
   // --- reads
-
-  @Override
-  public @Nullable String get(String name) {
-    return get((CharSequence) name);
-  }
 
   /**
    * The first {@code name} field's value as a string. A received value read first this way is made
@@ -321,54 +315,6 @@ public final class HeaderList extends HttpHeaders {
       return v;
     }
     return value(i).toString();
-  }
-
-  /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
-  private @Nullable Long number(CharSequence name, long min, long max) {
-    CharSequence v = first(name);
-    return v == null ? null : FieldValues.decimal(v, min, max);
-  }
-
-  @Override
-  public @Nullable Integer getInt(CharSequence name) {
-    Long n = number(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
-    return n == null ? null : n.intValue();
-  }
-
-  @Override
-  public int getInt(CharSequence name, int defaultValue) {
-    Integer v = getInt(name);
-    return v == null ? defaultValue : v;
-  }
-
-  @Override
-  public @Nullable Short getShort(CharSequence name) {
-    Long n = number(name, Short.MIN_VALUE, Short.MAX_VALUE);
-    return n == null ? null : n.shortValue();
-  }
-
-  @Override
-  public short getShort(CharSequence name, short defaultValue) {
-    Short v = getShort(name);
-    return v == null ? defaultValue : v;
-  }
-
-  @Override
-  public @Nullable Long getTimeMillis(CharSequence name) {
-    CharSequence v = first(name);
-    Date d = v == null ? null : DateFormatter.parseHttpDate(v);
-    return d == null ? null : d.getTime();
-  }
-
-  @Override
-  public long getTimeMillis(CharSequence name, long defaultValue) {
-    Long v = getTimeMillis(name);
-    return v == null ? defaultValue : v;
-  }
-
-  @Override
-  public List<String> getAll(String name) {
-    return getAll((CharSequence) name);
   }
 
   @Override
@@ -394,18 +340,8 @@ public final class HeaderList extends HttpHeaders {
   }
 
   @Override
-  public boolean contains(String name) {
-    return indexOf(name, 0) >= 0;
-  }
-
-  @Override
   public boolean contains(CharSequence name) {
     return indexOf(name, 0) >= 0;
-  }
-
-  @Override
-  public Iterator<Map.Entry<String, String>> iterator() {
-    return entries().iterator();
   }
 
   /** The fields as they are: views for the received ones, no copies (the encoder's way in). */
@@ -498,12 +434,6 @@ public final class HeaderList extends HttpHeaders {
     return false;
   }
 
-  /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
-  @Override
-  public boolean contains(String name, String value, boolean ignoreCase) {
-    return contains((CharSequence) name, value, ignoreCase);
-  }
-
   @Override
   public boolean contains(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
@@ -530,19 +460,9 @@ public final class HeaderList extends HttpHeaders {
   }
 
   @Override
-  public HttpHeaders add(String name, Object value) {
-    return add((CharSequence) name, value);
-  }
-
-  @Override
   public HttpHeaders add(CharSequence name, Object value) {
     append(FieldNames.checked(name), FieldValues.checked(value));
     return this;
-  }
-
-  @Override
-  public HttpHeaders add(String name, Iterable<?> values) {
-    return add((CharSequence) name, values);
   }
 
   @Override
@@ -555,32 +475,12 @@ public final class HeaderList extends HttpHeaders {
   }
 
   @Override
-  public HttpHeaders addInt(CharSequence name, int value) {
-    return add(name, Integer.toString(value));
-  }
-
-  @Override
-  public HttpHeaders addShort(CharSequence name, short value) {
-    return add(name, Short.toString(value));
-  }
-
-  @Override
-  public HttpHeaders set(String name, Object value) {
-    return set((CharSequence) name, value);
-  }
-
-  @Override
   public HttpHeaders set(CharSequence name, Object value) {
     CharSequence n = FieldNames.checked(name);
     CharSequence v = FieldValues.checked(value);
     remove(n);
     append(n, v);
     return this;
-  }
-
-  @Override
-  public HttpHeaders set(String name, Iterable<?> values) {
-    return set((CharSequence) name, values);
   }
 
   @Override
@@ -620,16 +520,6 @@ public final class HeaderList extends HttpHeaders {
     id = value;
     append(n, null, ID, 0);
     return this;
-  }
-
-  @Override
-  public HttpHeaders setShort(CharSequence name, short value) {
-    return set(name, Short.toString(value));
-  }
-
-  @Override
-  public HttpHeaders remove(String name) {
-    return remove((CharSequence) name);
   }
 
   @Override
