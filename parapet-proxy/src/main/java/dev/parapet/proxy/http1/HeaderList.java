@@ -84,6 +84,9 @@ public final class HeaderList extends DerivedHttpHeaders {
 
   private int size;
 
+  /** The last received value {@link #get} made a string, kept across {@link #reuse}. */
+  private @Nullable String lastRead;
+
   /**
    * One bit per field present, at {@link FieldNames#bit} of its {@link FieldNames#key}: a lookup of
    * a name whose bit is clear ends without a scan. Most lookups are of absent fields
@@ -298,7 +301,9 @@ public final class HeaderList extends DerivedHttpHeaders {
 
   /**
    * The first {@code name} field's value as a string. A received value read first this way is made
-   * a string straight from the head (and kept), not a view and then a string.
+   * a string straight from the head (and kept), not a view and then a string; or, when it is the
+   * string read last, from these fields or the message before that reused them ({@link #recycle}),
+   * that string: a connection's requests mostly name the same {@code Host}.
    */
   @Override
   public @Nullable String get(CharSequence name) {
@@ -307,10 +312,14 @@ public final class HeaderList extends DerivedHttpHeaders {
       return null;
     }
     if (inHead(i)) {
-      int span = meta[M * i + 2];
+      int from = meta[M * i + 2] >>> 16;
+      int length = (meta[M * i + 2] & 0xFFFF) - from;
+      String last = lastRead;
       String v =
-          new String(
-              head, span >>> 16, (span & 0xFFFF) - (span >>> 16), StandardCharsets.ISO_8859_1);
+          last != null && ByteScan.sameText(last, head, from, length)
+              ? last
+              : new String(head, from, length, StandardCharsets.ISO_8859_1);
+      lastRead = v;
       text[2 * i + 1] = v;
       return v;
     }

@@ -5,6 +5,7 @@ import static dev.parapet.proxy.http1.BodyFraming.contentLength;
 import static dev.parapet.proxy.http1.BodyFraming.isList;
 import static dev.parapet.proxy.http1.ByteScan.indexOf;
 import static dev.parapet.proxy.http1.ByteScan.sameBytes;
+import static dev.parapet.proxy.http1.ByteScan.sameText;
 import static dev.parapet.proxy.http1.ByteScan.text;
 
 import io.netty.buffer.Unpooled;
@@ -24,6 +25,7 @@ import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes client requests (see {@link Http1Decoder}) into a {@link DefaultHttpRequest} with {@link
@@ -45,6 +47,9 @@ public final class RequestDecoder extends Http1Decoder {
   private static final byte[] GET_BYTES = {'G', 'E', 'T'};
 
   private final ArrayDeque<HttpMethod> methods;
+
+  /** The target of the connection's last request, as a string. */
+  private @Nullable String lastTarget;
 
   /**
    * @param maxInitialLineLength the longest request line accepted
@@ -123,9 +128,14 @@ public final class RequestDecoder extends Http1Decoder {
     } else {
       throw new ProblemException("not HTTP/1.1 or HTTP/1.0: " + text(b, targetEnd + 1, lineEnd));
     }
-    // Non-ASCII bytes in the target pass as ISO-8859-1 characters, one per byte, as Netty's did.
-    String uri =
-        new String(b, methodEnd + 1, targetEnd - methodEnd - 1, StandardCharsets.ISO_8859_1);
+    // Non-ASCII bytes in the target pass as ISO-8859-1 characters, one per byte, as Netty's did;
+    // the same target as the connection's previous request is the same string.
+    String uri = lastTarget;
+    int targetLength = targetEnd - methodEnd - 1;
+    if (uri == null || !sameText(uri, b, methodEnd + 1, targetLength)) {
+      uri = new String(b, methodEnd + 1, targetLength, StandardCharsets.ISO_8859_1);
+      lastTarget = uri;
+    }
 
     readFields(b, eol + 1, n, h);
     long contentLength = -1;

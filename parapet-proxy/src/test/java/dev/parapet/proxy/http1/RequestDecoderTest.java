@@ -302,4 +302,26 @@ class RequestDecoderTest {
     pipelined.forEach(ReferenceCountUtil::release);
     ch.finishAndReleaseAll();
   }
+
+  @Test
+  void aConnectionsRepeatedTargetAndHostAreTheStringsItReadLast() {
+    EmbeddedChannel ch = channel();
+    byte[] same =
+        "GET /same HTTP/1.1\r\nHost: h.example\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    HttpRequest first = (HttpRequest) decode(ch, same).get(0);
+    String host = first.headers().get("Host");
+    ((HeaderList) first.headers()).recycle();
+    HttpRequest second = (HttpRequest) decode(ch, same).get(0);
+    assertThat(second.headers()).isSameAs(first.headers());
+    assertThat(second.uri()).isSameAs(first.uri());
+    assertThat(second.headers().get("Host")).isSameAs(host);
+
+    ((HeaderList) second.headers()).recycle();
+    byte[] other =
+        "GET /samf HTTP/1.1\r\nHost: h.examplf\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    HttpRequest third = (HttpRequest) decode(ch, other).get(0);
+    assertThat(third.uri()).isEqualTo("/samf");
+    assertThat(third.headers().get("Host")).isEqualTo("h.examplf");
+    ch.finishAndReleaseAll();
+  }
 }
