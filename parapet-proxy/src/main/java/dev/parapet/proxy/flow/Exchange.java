@@ -68,8 +68,8 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
         flow.px.admission,
         priority,
         kind,
-        flow.mayRetry(),
-        flow.hedgeable());
+        outbound.mayRetry(kind),
+        outbound.mayHedge(kind));
     this.flow = flow;
     this.px = flow.px;
     this.route = flow.route();

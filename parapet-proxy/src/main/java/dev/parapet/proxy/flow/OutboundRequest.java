@@ -1,5 +1,6 @@
 package dev.parapet.proxy.flow;
 
+import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.deadline.DeadlineHeader;
 import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ForwardedHeaders;
@@ -64,6 +65,16 @@ final class OutboundRequest {
     this.client = client;
     this.via = via;
     this.complete = replayable;
+  }
+
+  /** May go to the origin more than once: replayable, and not a background refresh. */
+  boolean mayRetry(RequestKind kind) {
+    return replayable && kind != RequestKind.STALE_REFRESH;
+  }
+
+  /** May be sent twice at once: retryable and idempotent, whatever the route allows for retries. */
+  boolean mayHedge(RequestKind kind) {
+    return mayRetry(kind) && RequestChecks.IDEMPOTENT.contains(request.method());
   }
 
   /**

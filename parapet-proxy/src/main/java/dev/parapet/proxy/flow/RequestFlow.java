@@ -24,6 +24,7 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.opentelemetry.api.trace.Span;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -394,6 +395,20 @@ public final class RequestFlow implements CachingDownstream.Resume {
     }
   }
 
+  /**
+   * Gives fields back to their decoders ({@link HeaderList#recycle}) when nothing else reads them
+   * (no cache, no background refresh): a response head once it is encoded, else the request once it
+   * is answered and its exchange is over (no attempt can send it again).
+   */
+  public void recycle(@Nullable HttpHeaders encodedResponseHead) {
+    Exchange ex = exchange;
+    HttpHeaders h = encodedResponseHead != null ? encodedResponseHead : request.headers();
+    boolean over = encodedResponseHead != null || ex == null || ex.phase().isOver();
+    if (cache == null && !background && over && h instanceof HeaderList received) {
+      received.recycle();
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Answers
 
@@ -553,19 +568,11 @@ public final class RequestFlow implements CachingDownstream.Resume {
   }
 
   Route route() {
-    Route r = route;
-    if (r == null) {
-      throw new IllegalStateException("route : null (expected: routed)");
-    }
-    return r;
+    return Objects.requireNonNull(route, "route : null (expected: routed)");
   }
 
   OriginPool pool() {
-    OriginPool p = pool;
-    if (p == null) {
-      throw new IllegalStateException("pool : null (expected: routed)");
-    }
-    return p;
+    return Objects.requireNonNull(pool, "pool : null (expected: routed)");
   }
 
   /** The request's headers (as forwarded, after the trust boundary's rewriting). */
@@ -587,18 +594,8 @@ public final class RequestFlow implements CachingDownstream.Resume {
   }
 
   /** Without a body, and idempotent (or its route opted in): it may be sent again. */
-  boolean replayable() {
+  private boolean replayable() {
     return !hasBody
         && (RequestChecks.IDEMPOTENT.contains(request.method()) || route().retryNonIdempotent());
-  }
-
-  /** May go to the origin more than once: replayable and not a background refresh. */
-  boolean mayRetry() {
-    return replayable() && !background;
-  }
-
-  /** May be sent twice at once: retryable and idempotent, whatever the route allows for retries. */
-  boolean hedgeable() {
-    return mayRetry() && RequestChecks.IDEMPOTENT.contains(request.method());
   }
 }

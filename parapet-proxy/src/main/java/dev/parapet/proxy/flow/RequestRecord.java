@@ -2,9 +2,11 @@ package dev.parapet.proxy.flow;
 
 import dev.parapet.proxy.cache.CachingDownstream;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.http1.HeaderList;
 import dev.parapet.proxy.metrics.ProxyMetrics;
 import dev.parapet.proxy.route.Route;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.util.AsciiString;
 import io.opentelemetry.api.trace.Span;
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Confined to the request's event loop.
  */
 final class RequestRecord {
+  private static final AsciiString ID_HEADER = HeaderList.token(RequestIds.HEADER);
+
   private final ProxyContext px;
   private final Client from;
   private final String method;
@@ -23,7 +27,10 @@ final class RequestRecord {
   private final long startNanos;
   private final boolean background;
   private final long requestId;
-  private String idText;
+
+  /** The {@code X-Request-Id} as text, made when first asked for (a generated one is a number). */
+  private @Nullable String idText;
+
   private boolean adoptedId;
   private @Nullable Span span;
   private int attempts;
@@ -37,7 +44,6 @@ final class RequestRecord {
     this.startNanos = startNanos;
     this.background = background;
     this.requestId = px.requestIds.next();
-    this.idText = RequestIds.format(requestId);
   }
 
   /** When the request's head arrived: its budget and its latency count from here. */
@@ -55,9 +61,18 @@ final class RequestRecord {
     return requestId;
   }
 
-  /** The request's {@code X-Request-Id}. */
+  /**
+   * The request's {@code X-Request-Id}: a generated one is made a string here, once, for what needs
+   * its text (a problem+json answer, the access log, tracing); the origin gets its digits without
+   * one ({@link HeaderList#setId}).
+   */
   String idText() {
-    return idText;
+    String t = idText;
+    if (t == null) {
+      t = RequestIds.format(requestId);
+      idText = t;
+    }
+    return t;
   }
 
   /** The request's span while it is traced, else null. */
@@ -75,8 +90,10 @@ final class RequestRecord {
     if (incoming != null && px.requestIds.adopt(requestId, incoming)) {
       adoptedId = true;
       idText = incoming;
+    } else if (request.headers() instanceof HeaderList h) {
+      h.setId(ID_HEADER, requestId);
     } else {
-      request.headers().set(RequestIds.HEADER, idText);
+      request.headers().set(ID_HEADER, idText());
     }
   }
 
@@ -85,7 +102,7 @@ final class RequestRecord {
     if (px.tracing.enabled()) {
       span =
           px.tracing.startRequest(
-              request.headers(), from.trustedBy(px.trustedPeers), method, path, idText);
+              request.headers(), from.trustedBy(px.trustedPeers), method, path, idText());
     }
   }
 
@@ -136,7 +153,7 @@ final class RequestRecord {
           attempts,
           error,
           from.ip(),
-          idText);
+          idText());
     }
   }
 

@@ -23,6 +23,19 @@ final class ByteScan {
     return Arrays.equals(a, start, start + length, b, bStart, bStart + length); // vectorized
   }
 
+  /** Whether {@code s} is {@code b[start, start + length)} read as ISO-8859-1 (one char a byte). */
+  static boolean sameText(String s, byte[] b, int start, int length) {
+    if (s.length() != length) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      if (s.charAt(i) != (b[start + i] & 0xFF)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The index of the first ':' in {@code b[from, to)}, or -1; eight bytes at a time. */
   static int indexOfColon(byte[] b, int from, int to) {
     int i = from;

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
 import java.util.Calendar;
 import java.util.Date;
 import org.jspecify.annotations.Nullable;
@@ -114,5 +115,17 @@ final class FieldValues {
       rest /= 10;
     }
     buf.writerIndex(at + digits);
+  }
+
+  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+  /** Writes {@code n} as 16 lower-case hex digits, leading zeros included. */
+  static void writeHex(ByteBuf buf, long n) {
+    int at = buf.writerIndex();
+    buf.ensureWritable(16);
+    for (int d = 15; d >= 0; d--) {
+      buf.setByte(at + d, HEX_DIGITS[(int) (n >>> (4 * (15 - d))) & 0xF]);
+    }
+    buf.writerIndex(at + 16);
   }
 }

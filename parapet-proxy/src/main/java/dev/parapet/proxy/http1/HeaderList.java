@@ -1,7 +1,6 @@
 package dev.parapet.proxy.http1;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +8,7 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Date;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -33,11 +32,17 @@ import org.jspecify.annotations.Nullable;
  * Fields added through {@link HttpHeaders}' methods are validated on the way in, as Netty's headers
  * validate them; {@link Http1Decoder} validates what it puts here itself.
  */
-public final class HeaderList extends HttpHeaders {
+public final class HeaderList extends DerivedHttpHeaders {
   private static final byte[] NONE = new byte[0];
 
-  /** The message head the received fields are views into. */
-  private final byte[] head;
+  /**
+   * The message head the received fields are views into: its first bytes, the rest of the array
+   * being room left from an earlier, longer head when the fields are reused ({@link #recycle}).
+   */
+  private byte[] head;
+
+  /** The decoder that made these fields and takes them back for its next message, or null. */
+  private final @Nullable Http1Decoder owner;
 
   /**
    * Field i's name at {@code 2i}, its value at {@code 2i + 1}; a received value (or a number, see
@@ -65,10 +70,22 @@ public final class HeaderList extends HttpHeaders {
    */
   private static final int NUMBER = -2;
 
+  /**
+   * The line of a field set as an id ({@link #setId}): its value is {@link #id}, written as 16
+   * lower-case hex digits when the fields are encoded, and made a string only if read.
+   */
+  private static final int ID = -3;
+
+  /** The value of the field set with {@link #setId} (one per message: the request's id). */
+  private long id;
+
   /** Heads at least this long cannot be described by 16-bit offsets. */
   public static final int MAX_HEAD = 1 << 16;
 
   private int size;
+
+  /** The last received value {@link #get} made a string, kept across {@link #reuse}. */
+  private @Nullable String lastRead;
 
   /**
    * One bit per field present, at {@link FieldNames#bit} of its {@link FieldNames#key}: a lookup of
@@ -86,11 +103,20 @@ public final class HeaderList extends HttpHeaders {
 
   /** Headers whose received fields are views into {@code head} (shorter than 64 KiB). */
   HeaderList(byte[] head, int capacity) {
+    this(head, capacity, null);
+  }
+
+  /**
+   * Headers whose received fields are views into {@code head}, made by {@code owner}, which takes
+   * them back for its next message once they are {@link #recycle recycled}.
+   */
+  HeaderList(byte[] head, int capacity, @Nullable Http1Decoder owner) {
     if (head.length >= MAX_HEAD) {
       throw new IllegalArgumentException(
           "head : " + head.length + " bytes (expected: < " + MAX_HEAD + ")");
     }
     this.head = head;
+    this.owner = owner;
     int n = Math.max(4, capacity);
     text = new CharSequence[2 * n];
     meta = new int[M * n];
@@ -131,6 +157,8 @@ public final class HeaderList extends HttpHeaders {
       int span = meta[M * i + 2];
       if (meta[M * i + 1] == NUMBER) {
         v = Integer.toString(span);
+      } else if (meta[M * i + 1] == ID) {
+        v = HexFormat.of().toHexDigits(id);
       } else {
         int from = span >>> 16;
         int to = span & 0xFFFF;
@@ -143,7 +171,7 @@ public final class HeaderList extends HttpHeaders {
 
   /** Whether field {@code i}'s value is still only bytes of the head (received, never read). */
   private boolean inHead(int i) {
-    return text[2 * i + 1] == null && meta[M * i + 1] != NUMBER;
+    return text[2 * i + 1] == null && meta[M * i + 1] != NUMBER && meta[M * i + 1] != ID;
   }
 
   /**
@@ -157,6 +185,34 @@ public final class HeaderList extends HttpHeaders {
   /** The message head the received fields are views into. */
   byte[] head() {
     return head;
+  }
+
+  /**
+   * Says that nobody reads these fields any more, nor keeps them: the decoder that made them may
+   * decode its next message into them (and into the head they are views of), so that a connection's
+   * messages share one set. Called once, by the one who knows the message's end — the request's
+   * flow once its client has the whole response and no attempt can send the request again; the
+   * client connection once a response head is encoded — and only when nothing else holds the
+   * message: a cache that stores a response or looks at a request's fields for its {@code Vary}, a
+   * pipelined message waiting in a queue. Anything kept past this call would read another message's
+   * fields. Fields not made by a decoder are not affected.
+   */
+  public void recycle() {
+    Http1Decoder d = owner;
+    if (d != null) {
+      d.takeBack(this);
+    }
+  }
+
+  /**
+   * Empties the fields for the decoder's next message, {@code length} bytes long, whose head is
+   * copied into {@link #head()} afterwards; the arrays are kept, the head grown if it is too short.
+   */
+  void reuse(int length) {
+    if (head.length < length) {
+      head = new byte[Math.min(MAX_HEAD - 1, Math.max(length, head.length * 2))];
+    }
+    clear();
   }
 
   private CharSequence name(int i) {
@@ -180,7 +236,7 @@ public final class HeaderList extends HttpHeaders {
     int runEnd = -1;
     for (int i = 0; i < size; i++) {
       int line = meta[M * i + 1];
-      int start = line == NO_LINE || line == NUMBER ? -1 : line >>> 16;
+      int start = line < 0 ? -1 : line >>> 16; // NO_LINE, NUMBER, ID
       if (start >= 0 && start == runEnd) {
         runEnd = line & 0xFFFF;
         continue;
@@ -198,6 +254,8 @@ public final class HeaderList extends HttpHeaders {
         buf.writeShort((':' << 8) | ' ');
         if (line == NUMBER && text[2 * i + 1] == null) {
           FieldValues.writeDigits(buf, meta[M * i + 2]);
+        } else if (line == ID && text[2 * i + 1] == null) {
+          FieldValues.writeHex(buf, id);
         } else {
           buf.writeCharSequence(value(i), StandardCharsets.ISO_8859_1);
         }
@@ -233,21 +291,19 @@ public final class HeaderList extends HttpHeaders {
     return value(i);
   }
 
-  private @Nullable CharSequence first(CharSequence name) {
+  @Override
+  @Nullable CharSequence first(CharSequence name) {
     int i = indexOf(name, 0);
     return i < 0 ? null : value(i);
   }
 
   // --- reads
 
-  @Override
-  public @Nullable String get(String name) {
-    return get((CharSequence) name);
-  }
-
   /**
    * The first {@code name} field's value as a string. A received value read first this way is made
-   * a string straight from the head (and kept), not a view and then a string.
+   * a string straight from the head (and kept), not a view and then a string; or, when it is the
+   * string read last, from these fields or the message before that reused them ({@link #recycle}),
+   * that string: a connection's requests mostly name the same {@code Host}.
    */
   @Override
   public @Nullable String get(CharSequence name) {
@@ -256,62 +312,18 @@ public final class HeaderList extends HttpHeaders {
       return null;
     }
     if (inHead(i)) {
-      int span = meta[M * i + 2];
+      int from = meta[M * i + 2] >>> 16;
+      int length = (meta[M * i + 2] & 0xFFFF) - from;
+      String last = lastRead;
       String v =
-          new String(
-              head, span >>> 16, (span & 0xFFFF) - (span >>> 16), StandardCharsets.ISO_8859_1);
+          last != null && ByteScan.sameText(last, head, from, length)
+              ? last
+              : new String(head, from, length, StandardCharsets.ISO_8859_1);
+      lastRead = v;
       text[2 * i + 1] = v;
       return v;
     }
     return value(i).toString();
-  }
-
-  /** The first {@code name} field as a decimal number within {@code [min, max]}, else null. */
-  private @Nullable Long number(CharSequence name, long min, long max) {
-    CharSequence v = first(name);
-    return v == null ? null : FieldValues.decimal(v, min, max);
-  }
-
-  @Override
-  public @Nullable Integer getInt(CharSequence name) {
-    Long n = number(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
-    return n == null ? null : n.intValue();
-  }
-
-  @Override
-  public int getInt(CharSequence name, int defaultValue) {
-    Integer v = getInt(name);
-    return v == null ? defaultValue : v;
-  }
-
-  @Override
-  public @Nullable Short getShort(CharSequence name) {
-    Long n = number(name, Short.MIN_VALUE, Short.MAX_VALUE);
-    return n == null ? null : n.shortValue();
-  }
-
-  @Override
-  public short getShort(CharSequence name, short defaultValue) {
-    Short v = getShort(name);
-    return v == null ? defaultValue : v;
-  }
-
-  @Override
-  public @Nullable Long getTimeMillis(CharSequence name) {
-    CharSequence v = first(name);
-    Date d = v == null ? null : DateFormatter.parseHttpDate(v);
-    return d == null ? null : d.getTime();
-  }
-
-  @Override
-  public long getTimeMillis(CharSequence name, long defaultValue) {
-    Long v = getTimeMillis(name);
-    return v == null ? defaultValue : v;
-  }
-
-  @Override
-  public List<String> getAll(String name) {
-    return getAll((CharSequence) name);
   }
 
   @Override
@@ -337,18 +349,8 @@ public final class HeaderList extends HttpHeaders {
   }
 
   @Override
-  public boolean contains(String name) {
-    return indexOf(name, 0) >= 0;
-  }
-
-  @Override
   public boolean contains(CharSequence name) {
     return indexOf(name, 0) >= 0;
-  }
-
-  @Override
-  public Iterator<Map.Entry<String, String>> iterator() {
-    return entries().iterator();
   }
 
   /** The fields as they are: views for the received ones, no copies (the encoder's way in). */
@@ -441,12 +443,6 @@ public final class HeaderList extends HttpHeaders {
     return false;
   }
 
-  /** Whether a {@code name} field's whole value is {@code value}: a scan, no lists. */
-  @Override
-  public boolean contains(String name, String value, boolean ignoreCase) {
-    return contains((CharSequence) name, value, ignoreCase);
-  }
-
   @Override
   public boolean contains(CharSequence name, CharSequence value, boolean ignoreCase) {
     for (int i = indexOf(name, 0); i >= 0; i = indexOf(name, i + 1)) {
@@ -473,19 +469,9 @@ public final class HeaderList extends HttpHeaders {
   }
 
   @Override
-  public HttpHeaders add(String name, Object value) {
-    return add((CharSequence) name, value);
-  }
-
-  @Override
   public HttpHeaders add(CharSequence name, Object value) {
     append(FieldNames.checked(name), FieldValues.checked(value));
     return this;
-  }
-
-  @Override
-  public HttpHeaders add(String name, Iterable<?> values) {
-    return add((CharSequence) name, values);
   }
 
   @Override
@@ -498,32 +484,12 @@ public final class HeaderList extends HttpHeaders {
   }
 
   @Override
-  public HttpHeaders addInt(CharSequence name, int value) {
-    return add(name, Integer.toString(value));
-  }
-
-  @Override
-  public HttpHeaders addShort(CharSequence name, short value) {
-    return add(name, Short.toString(value));
-  }
-
-  @Override
-  public HttpHeaders set(String name, Object value) {
-    return set((CharSequence) name, value);
-  }
-
-  @Override
   public HttpHeaders set(CharSequence name, Object value) {
     CharSequence n = FieldNames.checked(name);
     CharSequence v = FieldValues.checked(value);
     remove(n);
     append(n, v);
     return this;
-  }
-
-  @Override
-  public HttpHeaders set(String name, Iterable<?> values) {
-    return set((CharSequence) name, values);
   }
 
   @Override
@@ -547,14 +513,22 @@ public final class HeaderList extends HttpHeaders {
     return this;
   }
 
-  @Override
-  public HttpHeaders setShort(CharSequence name, short value) {
-    return set(name, Short.toString(value));
-  }
-
-  @Override
-  public HttpHeaders remove(String name) {
-    return remove((CharSequence) name);
+  /**
+   * Sets an id without making it a string: 16 lower-case hex digits written when the fields are
+   * encoded (the request's generated {@code X-Request-Id}, which usually only goes to the wire).
+   * One field of a message holds an id: setting another replaces the value of the first.
+   */
+  public HeaderList setId(CharSequence name, long value) {
+    CharSequence n = FieldNames.checked(name);
+    remove(n);
+    for (int i = 0; i < size; i++) {
+      if (meta[M * i + 1] == ID && text[2 * i + 1] == null) {
+        text[2 * i + 1] = value(i); // the earlier id field keeps its own value
+      }
+    }
+    id = value;
+    append(n, null, ID, 0);
+    return this;
   }
 
   @Override

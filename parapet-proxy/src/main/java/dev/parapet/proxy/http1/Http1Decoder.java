@@ -22,8 +22,10 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
+import io.netty.util.concurrent.EventExecutor;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP/1.1 message decoder both sides of the proxy share (RFC 9112): a head copied once, whose
@@ -63,6 +65,22 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
   final int maxHeaderSize;
   private final int maxChunkSize;
 
+  /** Field slots a message gets beyond its received fields: for what the proxy adds. */
+  private final int addedFields;
+
+  /**
+   * The fields (and head array) of a message whose reader gave them back ({@link #takeBack}), for
+   * the next head: a connection's messages then share one set instead of allocating two arrays and
+   * a head copy each. Null while the last set is still out (a pipelined request waiting, a response
+   * the cache keeps): the next head gets a new set.
+   */
+  private @Nullable HeaderList spare;
+
+  /**
+   * The connection's event loop, once decoding began: the only thread that may give fields back.
+   */
+  private @Nullable EventExecutor loop;
+
   /** Decoding requests (a server's side): stricter where RFC 9112 asks a server to be. */
   private final boolean request;
 
@@ -88,8 +106,14 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
    * @param maxHeaderSize the largest header section accepted
    * @param maxChunkSize the largest body piece passed on at once
    * @param request whether requests are decoded (else responses)
+   * @param addedFields field slots a message gets beyond its received fields
    */
-  Http1Decoder(int maxInitialLineLength, int maxHeaderSize, int maxChunkSize, boolean request) {
+  Http1Decoder(
+      int maxInitialLineLength,
+      int maxHeaderSize,
+      int maxChunkSize,
+      boolean request,
+      int addedFields) {
     if (maxInitialLineLength + maxHeaderSize >= HeaderList.MAX_HEAD) {
       throw new IllegalArgumentException(
           "maxInitialLineLength + maxHeaderSize : "
@@ -102,21 +126,26 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     this.maxHeaderSize = maxHeaderSize;
     this.maxChunkSize = maxChunkSize;
     this.request = request;
+    this.addedFields = addedFields;
     this.headSection = request ? "request head" : "response head";
   }
 
   /**
-   * Reads the head in {@code b} (start line, fields, the empty line), adds the message to {@code
-   * out} and sets {@link #state} (and {@link #remaining}) for its body; throws {@link
-   * ProblemException} or a {@link TooLongFrameException} if it is not acceptable.
+   * Reads the head in {@code b[0, n)} (start line, fields, the empty line), its fields into {@code
+   * h} (empty, its head {@code b}), adds the message to {@code out} and sets {@link #state} (and
+   * {@link #remaining}) for its body; throws {@link ProblemException} or a {@link
+   * TooLongFrameException} if it is not acceptable.
    */
-  abstract void parseHead(byte[] b, List<Object> out);
+  abstract void parseHead(byte[] b, int n, HeaderList h, List<Object> out);
 
   /** The message passed on for a head that could not be accepted, its decoder result set. */
   abstract HttpMessage failedHead(Exception cause);
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (loop == null) {
+      loop = ctx.executor();
+    }
     while (in.isReadable()) {
       try {
         if (!step(in, out)) {
@@ -280,23 +309,42 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     if (end < 0) {
       return false;
     }
-    byte[] head = new byte[end - in.readerIndex()];
-    in.readBytes(head);
-    parseHead(head, out);
+    int length = end - in.readerIndex();
+    HeaderList h = spare;
+    if (h != null) {
+      spare = null;
+      h.reuse(length);
+    } else {
+      // Room for about as many fields as the head has lines (~28 bytes each), and the proxy's own.
+      h = new HeaderList(new byte[length], length / 28 + addedFields, this);
+    }
+    in.readBytes(h.head(), 0, length);
+    parseHead(h.head(), length, h, out);
     return true;
   }
 
   /**
-   * Reads the field lines of {@code b} from {@code pos} up to the empty line into {@code h}: the
-   * name up to its colon, then the value up to its line end, each found eight bytes at a time; a
-   * name is a common one (a token by construction) or checked to be a token, so a colon found on a
-   * later line cannot pass. Every line ends with a line feed (see {@link #sectionEnd}), which stops
-   * each search; a bare one is an error ({@link #bareLineFeed}). Whitespace before the colon is an
-   * error in a request and removed from a response (RFC 9112 §5.1: a server rejects it, a proxy
-   * removes it from a response before forwarding it).
+   * Takes back the fields of a message this decoder made, which nobody reads any more ({@link
+   * HeaderList#recycle}): the next head is decoded into them and their head array. On the
+   * connection's event loop only; one set is kept.
    */
-  final void readFields(byte[] b, int pos, HeaderList h) {
-    int n = b.length;
+  void takeBack(HeaderList h) {
+    EventExecutor l = loop;
+    if (spare == null && l != null && l.inEventLoop()) {
+      spare = h;
+    }
+  }
+
+  /**
+   * Reads the field lines of {@code b[0, n)} from {@code pos} up to the empty line into {@code h}:
+   * the name up to its colon, then the value up to its line end, each found eight bytes at a time;
+   * a name is a common one (a token by construction) or checked to be a token, so a colon found on
+   * a later line cannot pass. Every line ends with a line feed (see {@link #sectionEnd}), which
+   * stops each search; a bare one is an error ({@link #bareLineFeed}). Whitespace before the colon
+   * is an error in a request and removed from a response (RFC 9112 §5.1: a server rejects it, a
+   * proxy removes it from a response before forwarding it).
+   */
+  final void readFields(byte[] b, int pos, int n, HeaderList h) {
     while (true) {
       int j = pos;
       byte c = b[j];
@@ -412,7 +460,8 @@ public abstract class Http1Decoder extends ByteToMessageDecoder {
     byte[] b = new byte[end - in.readerIndex()];
     in.readBytes(b);
     HeaderList trailers = new HeaderList(b, 4);
-    readFields(b, 0, trailers); // may fail: still in TRAILERS, so the failure is the body's end
+    readFields(
+        b, 0, b.length, trailers); // may fail: still in TRAILERS, so the failure is the body's end
     state = State.HEAD;
     // Framing fields have no place in trailers (RFC 9110 §6.5.1).
     trailers.remove(HttpHeaderNames.CONTENT_LENGTH);

@@ -150,7 +150,7 @@ public final class OriginCodec {
         int maxHeaderSize,
         int maxChunkSize,
         ArrayDeque<HttpMethod> methods) {
-      super(maxInitialLineLength, maxHeaderSize, maxChunkSize, false);
+      super(maxInitialLineLength, maxHeaderSize, maxChunkSize, false, 2);
       this.methods = methods;
     }
 
@@ -161,8 +161,7 @@ public final class OriginCodec {
     }
 
     @Override
-    void parseHead(byte[] b, List<Object> out) {
-      int n = b.length;
+    void parseHead(byte[] b, int n, HeaderList h, List<Object> out) {
       int eol = indexOf(b, 0, n, (byte) '\n');
       if (eol < 1 || b[eol - 1] != '\r') {
         throw new ProblemException("a status line not ended by CRLF");
@@ -210,9 +209,7 @@ public final class OriginCodec {
       }
       HttpResponseStatus status = status(code, b, i, lineEnd - i);
 
-      // Room for about as many fields as the head has lines (~28 bytes each), and two added.
-      HeaderList h = new HeaderList(b, (n - eol) / 28 + 2);
-      readFields(b, eol + 1, h);
+      readFields(b, eol + 1, n, h);
       long contentLength = normalizedContentLength(h);
       int te = h.indexOf(HttpHeaderNames.TRANSFER_ENCODING, 0);
 

@@ -5,6 +5,7 @@ import static dev.parapet.proxy.http1.BodyFraming.contentLength;
 import static dev.parapet.proxy.http1.BodyFraming.isList;
 import static dev.parapet.proxy.http1.ByteScan.indexOf;
 import static dev.parapet.proxy.http1.ByteScan.sameBytes;
+import static dev.parapet.proxy.http1.ByteScan.sameText;
 import static dev.parapet.proxy.http1.ByteScan.text;
 
 import io.netty.buffer.Unpooled;
@@ -24,6 +25,7 @@ import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes client requests (see {@link Http1Decoder}) into a {@link DefaultHttpRequest} with {@link
@@ -46,6 +48,9 @@ public final class RequestDecoder extends Http1Decoder {
 
   private final ArrayDeque<HttpMethod> methods;
 
+  /** The target of the connection's last request, as a string. */
+  private @Nullable String lastTarget;
+
   /**
    * @param maxInitialLineLength the longest request line accepted
    * @param maxHeaderSize the largest header section accepted
@@ -58,7 +63,7 @@ public final class RequestDecoder extends Http1Decoder {
       int maxHeaderSize,
       int maxChunkSize,
       ArrayDeque<HttpMethod> methods) {
-    super(maxInitialLineLength, maxHeaderSize, maxChunkSize, true);
+    super(maxInitialLineLength, maxHeaderSize, maxChunkSize, true, 6);
     this.methods = methods;
   }
 
@@ -90,8 +95,7 @@ public final class RequestDecoder extends Http1Decoder {
   }
 
   @Override
-  void parseHead(byte[] b, List<Object> out) {
-    int n = b.length;
+  void parseHead(byte[] b, int n, HeaderList h, List<Object> out) {
     int eol = indexOf(b, 0, n, (byte) '\n');
     if (eol < 1 || b[eol - 1] != '\r') {
       throw new ProblemException("a request line not ended by CRLF");
@@ -124,13 +128,16 @@ public final class RequestDecoder extends Http1Decoder {
     } else {
       throw new ProblemException("not HTTP/1.1 or HTTP/1.0: " + text(b, targetEnd + 1, lineEnd));
     }
-    // Non-ASCII bytes in the target pass as ISO-8859-1 characters, one per byte, as Netty's did.
-    String uri =
-        new String(b, methodEnd + 1, targetEnd - methodEnd - 1, StandardCharsets.ISO_8859_1);
+    // Non-ASCII bytes in the target pass as ISO-8859-1 characters, one per byte, as Netty's did;
+    // the same target as the connection's previous request is the same string.
+    String uri = lastTarget;
+    int targetLength = targetEnd - methodEnd - 1;
+    if (uri == null || !sameText(uri, b, methodEnd + 1, targetLength)) {
+      uri = new String(b, methodEnd + 1, targetLength, StandardCharsets.ISO_8859_1);
+      lastTarget = uri;
+    }
 
-    // Room for about as many fields as the head has lines (~28 bytes each), and the proxy's own.
-    HeaderList h = new HeaderList(b, (n - eol) / 28 + 6);
-    readFields(b, eol + 1, h);
+    readFields(b, eol + 1, n, h);
     long contentLength = -1;
     int f = h.indexOf(HttpHeaderNames.CONTENT_LENGTH, 0);
     if (f >= 0) {

@@ -288,7 +288,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       h.set("Proxy-Status", before == null ? proxyStatus : before + ", " + proxyStatus);
     }
     annotate(h);
-    ctx().write(out, ctx().voidPromise());
+    ctx().write(out, ctx().voidPromise()); // encoded now: on the event loop, nothing queues writes
+    RequestFlow f = flow;
+    if (f != null) {
+      f.recycle(h); // back to the origin connection's decoder, for its next response
+    }
   }
 
   @Override
@@ -361,7 +365,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   /** Writes the response's last message and goes on to the next request, or closes. */
   private void complete(Object last) {
     ChannelHandlerContext c = ctx();
+    RequestFlow f = flow;
     flow = null;
+    if (f != null) {
+      f.recycle(null); // the request's fields, back to this connection's decoder
+    }
     if (closeAfterResponse || (hasBody && !lastRead)) {
       phase = Phase.CLOSING;
       c.writeAndFlush(last).addListener(ChannelFutureListener.CLOSE);

@@ -141,6 +141,23 @@ class HeaderListTest {
   }
 
   @Test
+  void idsAreWrittenAsSixteenHexDigitsAndReadAsStrings() {
+    HeaderList h = received("Host: a");
+    h.setId("X-Request-Id", 0x00ab_cdef_0123_4567L);
+    assertThat(encoded(h)).isEqualTo("Host: a\r\nX-Request-Id: 00abcdef01234567\r\n");
+    h.setId("X-Request-Id", -1L);
+    h.add("After", "b");
+    assertThat(encoded(h)).isEqualTo("Host: a\r\nX-Request-Id: ffffffffffffffff\r\nAfter: b\r\n");
+    h.setId("Other-Id", 1L); // a second id field: the first keeps its value
+    assertThat(h.get("x-request-id")).isEqualTo("ffffffffffffffff");
+    assertThat(h.get("Other-Id")).isEqualTo("0000000000000001");
+    assertThat(encoded(h))
+        .isEqualTo(
+            "Host: a\r\nX-Request-Id: ffffffffffffffff\r\nAfter: b\r\nOther-Id: 0000000000000001\r\n");
+    assertThatThrownBy(() -> h.setId("Bad Name", 1)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void aReceivedValueMatchesTheSameInPlaceAndOnceReadAsAString() {
     HeaderList h = received("Connection: keep-alive, Upgrade", "Host: example.com");
     assertThat(h.containsValue("Connection", "upgrade", true)).isTrue(); // the head's bytes

@@ -265,4 +265,63 @@ class RequestDecoderTest {
     assertThat(next).containsExactly("GET /n HTTP/1.1 [Host=x]", "end");
     ch.finishAndReleaseAll();
   }
+
+  @Test
+  void recycledFieldsTakeTheNextHeadAndFieldsStillOutAreLeftAlone() {
+    EmbeddedChannel ch = channel();
+    byte[] ab =
+        ("GET /a HTTP/1.1\r\nHost: a.example\r\nX-Long: "
+                + "x".repeat(300)
+                + "\r\n\r\n"
+                + "GET /b HTTP/1.1\r\nHost: b\r\nX-B: 2\r\n\r\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
+    List<Object> pipelined = decode(ch, ab);
+    HttpRequest a = (HttpRequest) pipelined.get(0);
+    HttpRequest b = (HttpRequest) pipelined.get(2);
+    assertThat(b.headers()).isNotSameAs(a.headers()); // b was read while a's fields were out
+
+    ((HeaderList) a.headers()).recycle(); // a is over; b waits (as a pipelined request does)
+    List<Object> c =
+        decode(ch, "GET /c HTTP/1.1\r\nHost: c\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+    assertThat(((HttpRequest) c.get(0)).headers()).isSameAs(a.headers());
+    assertThat(describe(c)).containsExactly("GET /c HTTP/1.1 [Host=c]", "end");
+    assertThat(describe(List.of(b))).containsExactly("GET /b HTTP/1.1 [Host=b] [X-B=2]");
+
+    ((HeaderList) b.headers()).recycle(); // one set is kept: c's is still out, b's is taken
+    ((HeaderList) ((HttpRequest) c.get(0)).headers()).recycle(); // ... and c's dropped
+    String longer = "GET /d HTTP/1.1\r\nHost: d\r\nX-D: " + "d".repeat(500) + "\r\n\r\n";
+    List<Object> d = decode(ch, longer.getBytes(StandardCharsets.ISO_8859_1));
+    HttpRequest dr = (HttpRequest) d.get(0);
+    assertThat(dr.headers()).isSameAs(b.headers());
+    assertThat(dr.headers().get("X-D")).isEqualTo("d".repeat(500)); // the head grew
+    ByteBuf out = Unpooled.buffer();
+    ((HeaderList) dr.headers()).encodeTo(out);
+    assertThat(out.toString(StandardCharsets.ISO_8859_1))
+        .isEqualTo("Host: d\r\nX-D: " + "d".repeat(500) + "\r\n");
+    out.release();
+    pipelined.forEach(ReferenceCountUtil::release);
+    ch.finishAndReleaseAll();
+  }
+
+  @Test
+  void aConnectionsRepeatedTargetAndHostAreTheStringsItReadLast() {
+    EmbeddedChannel ch = channel();
+    byte[] same =
+        "GET /same HTTP/1.1\r\nHost: h.example\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    HttpRequest first = (HttpRequest) decode(ch, same).get(0);
+    String host = first.headers().get("Host");
+    ((HeaderList) first.headers()).recycle();
+    HttpRequest second = (HttpRequest) decode(ch, same).get(0);
+    assertThat(second.headers()).isSameAs(first.headers());
+    assertThat(second.uri()).isSameAs(first.uri());
+    assertThat(second.headers().get("Host")).isSameAs(host);
+
+    ((HeaderList) second.headers()).recycle();
+    byte[] other =
+        "GET /samf HTTP/1.1\r\nHost: h.examplf\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    HttpRequest third = (HttpRequest) decode(ch, other).get(0);
+    assertThat(third.uri()).isEqualTo("/samf");
+    assertThat(third.headers().get("Host")).isEqualTo("h.examplf");
+    ch.finishAndReleaseAll();
+  }
 }
