@@ -41,8 +41,8 @@ import org.jspecify.annotations.Nullable;
  * A stale serve is a local answer: it records nothing on the breaker; the origin's own 5xx or
  * failure still counts where the exchange records it. Confined to the request's event loop.
  *
- * <p>This class holds the request's state ({@link Mode}) and passes the response on; the parts act
- * on it: {@link CacheLookup} (before the origin), {@link CollapsedWait} (a waiter's wake-up),
+ * <p>This class holds the request's state ({@link CacheMode}) and passes the response on; the parts
+ * act on it: {@link CacheLookup} (before the origin), {@link CollapsedWait} (a waiter's wake-up),
  * {@link OriginHead} (the origin's head), {@link StoringTee} (the body into the store), {@link
  * StaleIfError} (failures) and {@link StaleOnSlow} (a slow origin).
  */
@@ -73,29 +73,6 @@ public final class CachingDownstream implements Downstream {
     void refetch(HttpHeaders clientHeaders);
   }
 
-  /** What the decorator does with what passes through it. */
-  enum Mode {
-    /** Not looked up (an unsafe method, a body): invalidate on success, add Cache-Status. */
-    BYPASS,
-    /** Looked up and forwarded: merge a 304, answer stale on errors, record what is storable. */
-    FORWARD,
-    /** Waiting for another request's fetch. */
-    WAITING,
-    /** A background refresh: merge or record; there is no client to answer. */
-    REFRESH,
-    /** Answered (a merged 304, a stale copy): the rest of the origin's response is dropped. */
-    ANSWERED,
-    /** A 304 for a representation not held: drop it, then send the request again in full. */
-    REFETCH,
-    /**
-     * Answered stale because the origin was slower than {@code stale_on_slow}: the fetch goes on,
-     * recorded into the store like a refresh, nothing more reaches the client.
-     */
-    DETACHED,
-    /** The client left. */
-    GONE
-  }
-
   /**
    * {@code stale_on_slow: auto}'s inputs for one request: its origin's observed latency, the
    * requests waiting it out now (released together once the origin is overdue), and the route's
@@ -119,7 +96,7 @@ public final class CachingDownstream implements Downstream {
   /** The client's fields: the request's own until it is forwarded, then a copy (see forward). */
   private HttpHeaders clientHeaders;
 
-  Mode mode;
+  CacheMode mode;
   private Step step = Step.FORWARD;
   private @Nullable FullHttpResponse answer;
   private @Nullable Refresh refresh;
@@ -152,7 +129,7 @@ public final class CachingDownstream implements Downstream {
       @Nullable CacheKey key,
       String routeId,
       String originForm,
-      Mode mode,
+      CacheMode mode,
       @Nullable Resume resume,
       @Nullable OriginWait originWait) {
     this.cs = cs;
@@ -204,7 +181,7 @@ public final class CachingDownstream implements Downstream {
             key,
             routeId,
             originForm,
-            lookup ? Mode.FORWARD : Mode.BYPASS,
+            lookup ? CacheMode.FORWARD : CacheMode.BYPASS,
             resume,
             originWait);
     if (lookup) {
@@ -221,7 +198,8 @@ public final class CachingDownstream implements Downstream {
   public static CachingDownstream refreshing(CacheServices cs, Downstream sink, Refresh r) {
     HttpRequest req = r.request();
     CachingDownstream c =
-        new CachingDownstream(cs, sink, req, r.key, r.routeId, req.uri(), Mode.REFRESH, null, null);
+        new CachingDownstream(
+            cs, sink, req, r.key, r.routeId, req.uri(), CacheMode.REFRESH, null, null);
     c.clientHeaders = r.requestHeaders;
     c.stale = r.entry;
     c.revalidating = true;
@@ -274,7 +252,7 @@ public final class CachingDownstream implements Downstream {
     answer = r;
     refresh = behind;
     step = Step.ANSWER;
-    mode = Mode.ANSWERED;
+    mode = CacheMode.ANSWERED;
     cs.count(s);
     outcome = s;
   }
@@ -305,7 +283,7 @@ public final class CachingDownstream implements Downstream {
   /** Joins the key's flight (unless told not to) and goes on towards the origin, or waits. */
   void forward(CacheKey k, boolean noCollapse) {
     if (!head && !noCollapse && !edge.isPass(k)) {
-      if (staleAtOnce(k)) {
+      if (StaleOnSlow.answeredAtOnce(this, k)) {
         return;
       }
       CollapsedWait wait = resume == null ? null : new CollapsedWait(this, resume);
@@ -316,7 +294,7 @@ public final class CachingDownstream implements Downstream {
         case LEADER -> flight = t.flight();
         case WAITER -> {
           step = Step.WAIT;
-          mode = Mode.WAITING;
+          mode = CacheMode.WAITING;
           slow = StaleOnSlow.start(this);
           return;
         }
@@ -338,38 +316,15 @@ public final class CachingDownstream implements Downstream {
   }
 
   /**
-   * With {@code stale_on_slow: auto}, while the origin is overdue and another request's fetch of
-   * {@code k} is under way: the stale copy is answered now, as a waiter's zero wait would answer it
-   * on the loop's next turn, without joining the flight or starting a timer (in a brownout that is
-   * every request for the key while its fetch is out). True when answered.
-   */
-  private boolean staleAtOnce(CacheKey k) {
-    CachedResponse e = stale;
-    OriginWait o = originWait;
-    if (e == null || o == null || edge.staleOnSlow(routeId) != null) {
-      return false;
-    }
-    long now = cs.ticker().read();
-    if (!o.latency().isOverdue(now)
-        || !edge.collapser().inFlight(k)
-        || edge.policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
-      return false;
-    }
-    answerWith(
-        StoredAnswers.slowOrigin(cs, e, clientHeaders, head, now), EdgeCache.Status.STALE, null);
-    cs.count(EdgeCache.Status.STALE_ON_SLOW);
-    return true;
-  }
-
-  /**
    * The {@code stale_on_slow} timer fired (on the request's loop) before the origin's head: answer
    * the stale copy now. A waiter leaves its flight and goes on through {@link Resume}; a leader
    * detaches: its fetch goes on and refreshes the entry, nothing more reaches the client.
    */
   void staleOnSlow(FullHttpResponse stale) {
     slow = null;
-    Resume r = mode == Mode.WAITING ? resume : null; // a waiter's; a leader answers through this
-    if (r == null && !(mode == Mode.FORWARD && !holdsHead())) {
+    Resume r =
+        mode == CacheMode.WAITING ? resume : null; // a waiter's; a leader answers through this
+    if (r == null && !(mode == CacheMode.FORWARD && !holdsHead())) {
       stale.release();
       return;
     }
@@ -377,11 +332,11 @@ public final class CachingDownstream implements Downstream {
     cs.count(EdgeCache.Status.STALE_ON_SLOW);
     outcome = EdgeCache.Status.STALE;
     if (r != null) {
-      mode = Mode.ANSWERED;
+      mode = CacheMode.ANSWERED;
       leaveFlight();
       r.resume(stale);
     } else {
-      mode = Mode.DETACHED;
+      mode = CacheMode.DETACHED;
       answeredStatus = stale.status().code();
       delegate.answer(stale);
     }
@@ -389,7 +344,7 @@ public final class CachingDownstream implements Downstream {
 
   /** Whether the stale_on_slow timer may still answer: nothing of the origin's has arrived. */
   boolean awaitingOrigin() {
-    return (mode == Mode.WAITING || mode == Mode.FORWARD) && !holdsHead();
+    return (mode == CacheMode.WAITING || mode == CacheMode.FORWARD) && !holdsHead();
   }
 
   private boolean holdsHead() {
@@ -414,10 +369,10 @@ public final class CachingDownstream implements Downstream {
    */
   boolean stillWaiting() {
     stopSlowTimer();
-    if (mode != Mode.WAITING) {
+    if (mode != CacheMode.WAITING) {
       return false;
     }
-    mode = Mode.ANSWERED;
+    mode = CacheMode.ANSWERED;
     return true;
   }
 
@@ -428,10 +383,10 @@ public final class CachingDownstream implements Downstream {
    */
   public void stopWaiting() {
     stopSlowTimer();
-    if (mode != Mode.WAITING) {
+    if (mode != CacheMode.WAITING) {
       return;
     }
-    mode = Mode.FORWARD;
+    mode = CacheMode.FORWARD;
     leaveFlight();
   }
 
@@ -446,8 +401,8 @@ public final class CachingDownstream implements Downstream {
   /** The client left. */
   public void clientGone() {
     stopSlowTimer();
-    boolean waiting = mode == Mode.WAITING;
-    mode = Mode.GONE;
+    boolean waiting = mode == CacheMode.WAITING;
+    mode = CacheMode.GONE;
     tee = null;
     if (waiting) {
       leaveFlight();
@@ -500,7 +455,7 @@ public final class CachingDownstream implements Downstream {
    */
   @Override
   public void interim(HttpResponse interim) {
-    if (mode == Mode.BYPASS || (mode == Mode.FORWARD && !holdsHead())) {
+    if (mode == CacheMode.BYPASS || (mode == CacheMode.FORWARD && !holdsHead())) {
       CachedResponse.stripTags(interim.headers());
       delegate.interim(interim);
     } else {
@@ -510,7 +465,7 @@ public final class CachingDownstream implements Downstream {
 
   @Override
   public void content(HttpContent content) {
-    if (mode == Mode.REFETCH) {
+    if (mode == CacheMode.REFETCH) {
       boolean last = content instanceof LastHttpContent;
       content.release();
       if (last) {
@@ -519,11 +474,11 @@ public final class CachingDownstream implements Downstream {
       }
       return;
     }
-    if (mode == Mode.ANSWERED || mode == Mode.GONE || mode == Mode.WAITING) {
+    if (mode == CacheMode.ANSWERED || mode == CacheMode.GONE || mode == CacheMode.WAITING) {
       content.release();
       return;
     }
-    Downstream client = mode == Mode.DETACHED ? null : delegate; // DETACHED: answered stale
+    Downstream client = mode == CacheMode.DETACHED ? null : delegate; // DETACHED: answered stale
     StoringTee t = tee;
     if (t != null) {
       t.content(content, client);
@@ -536,11 +491,11 @@ public final class CachingDownstream implements Downstream {
 
   @Override
   public void answer(FullHttpResponse response) {
-    if (mode == Mode.GONE || mode == Mode.DETACHED) {
+    if (mode == CacheMode.GONE || mode == CacheMode.DETACHED) {
       response.release();
       return;
     }
-    mode = Mode.ANSWERED;
+    mode = CacheMode.ANSWERED;
     delegate.answer(response);
   }
 
@@ -567,10 +522,10 @@ public final class CachingDownstream implements Downstream {
     stopSlowTimer();
     tee = null;
     endFlight(null, FetchFailed.local(error, detail, null));
-    if (mode == Mode.DETACHED) {
-      mode = Mode.ANSWERED; // the client has its stale answer
-    } else if (mode != Mode.ANSWERED && mode != Mode.GONE) {
-      mode = Mode.ANSWERED;
+    if (mode == CacheMode.DETACHED) {
+      mode = CacheMode.ANSWERED; // the client has its stale answer
+    } else if (mode != CacheMode.ANSWERED && mode != CacheMode.GONE) {
+      mode = CacheMode.ANSWERED;
       delegate.reset(error, detail);
     }
   }
@@ -578,7 +533,7 @@ public final class CachingDownstream implements Downstream {
   @Override
   public boolean isWritable() {
     // An answered request drains the origin's response into nothing: never hold its reads back.
-    return mode == Mode.ANSWERED || mode == Mode.DETACHED || delegate.isWritable();
+    return mode == CacheMode.ANSWERED || mode == CacheMode.DETACHED || delegate.isWritable();
   }
 
   @Override
@@ -591,15 +546,15 @@ public final class CachingDownstream implements Downstream {
 
   private void refetch() {
     Resume r = resume;
-    if (mode != Mode.REFETCH || r == null) {
+    if (mode != CacheMode.REFETCH || r == null) {
       return; // the client left meanwhile
     }
-    mode = Mode.ANSWERED;
+    mode = CacheMode.ANSWERED;
     r.refetch(clientHeaders);
   }
 
   void answerEarly(FullHttpResponse r) {
-    mode = Mode.ANSWERED;
+    mode = CacheMode.ANSWERED;
     answeredStatus = r.status().code();
     delegate.answer(r);
   }
@@ -623,7 +578,7 @@ public final class CachingDownstream implements Downstream {
   }
 
   void countUnlessBackground(EdgeCache.Status s) {
-    if (mode != Mode.REFRESH && mode != Mode.DETACHED) {
+    if (mode != CacheMode.REFRESH && mode != CacheMode.DETACHED) {
       cs.count(s);
       if (outcome == null) {
         outcome = s;

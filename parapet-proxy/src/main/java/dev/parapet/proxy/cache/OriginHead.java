@@ -25,7 +25,7 @@ final class OriginHead {
    * copy.
    */
   static void pass(CachingDownstream c, HttpResponse response, @Nullable String proxyStatus) {
-    boolean detached = c.mode == CachingDownstream.Mode.DETACHED;
+    boolean detached = c.mode == CacheMode.DETACHED;
     c.stopSlowTimer();
     StaleOnSlow.onHead(c, response);
     FullHttpResponse instead = decide(c, response, proxyStatus);
@@ -37,8 +37,7 @@ final class OriginHead {
     } else if (instead != null) {
       ReferenceCountUtil.release(response);
       c.answerEarly(instead);
-    } else if (c.mode == CachingDownstream.Mode.ANSWERED
-        || c.mode == CachingDownstream.Mode.REFETCH) {
+    } else if (c.mode == CacheMode.ANSWERED || c.mode == CacheMode.REFETCH) {
       // a refresh merged a 304, or a 304 we cannot use: nothing to pass on
       ReferenceCountUtil.release(response);
     } else if (c.tee == null) {
@@ -57,8 +56,7 @@ final class OriginHead {
     int status = response.status().code();
     HttpHeaders headers = response.headers();
     CacheKey k = c.requireKey();
-    boolean background =
-        c.mode == CachingDownstream.Mode.REFRESH || c.mode == CachingDownstream.Mode.DETACHED;
+    boolean background = c.mode == CacheMode.REFRESH || c.mode == CacheMode.DETACHED;
     long wall = c.edge.wallMillis();
     CachedResponse e = c.stale();
     if (c.revalidating && status == 304 && e != null) {
@@ -67,7 +65,7 @@ final class OriginHead {
         c.edge.store().replace(k, e, merged);
         c.endFlight(merged, null);
         if (background) {
-          c.mode = CachingDownstream.Mode.ANSWERED;
+          c.mode = CacheMode.ANSWERED;
           return null;
         }
         c.cs.count(EdgeCache.Status.REVALIDATED);
@@ -85,12 +83,10 @@ final class OriginHead {
       c.edge.store().invalidate(k);
       c.endFlight(null, FetchFailed.notShared("304 for another representation"));
       if (!background && c.resume != null) {
-        c.mode = CachingDownstream.Mode.REFETCH;
+        c.mode = CacheMode.REFETCH;
         return null;
       }
-      c.mode =
-          CachingDownstream.Mode
-              .ANSWERED; // a refresh: nothing to answer, the next request fetches in full
+      c.mode = CacheMode.ANSWERED; // a refresh: nothing to answer, the next request fetches in full
       return null;
     }
     if (c.head && e != null && status == 200 && !background) {

@@ -26,14 +26,12 @@ final class StaleIfError {
   static void onError(
       CachingDownstream c, ProxyError error, String detail, FullHttpResponse response) {
     c.stopSlowTimer();
-    CachingDownstream.Mode mode = c.mode;
-    if (mode == CachingDownstream.Mode.GONE
-        || mode == CachingDownstream.Mode.ANSWERED
-        || mode == CachingDownstream.Mode.DETACHED) {
-      if (mode == CachingDownstream.Mode.DETACHED) {
+    CacheMode mode = c.mode;
+    if (mode == CacheMode.GONE || mode == CacheMode.ANSWERED || mode == CacheMode.DETACHED) {
+      if (mode == CacheMode.DETACHED) {
         c.tee = null;
         c.endFlight(null, FetchFailed.local(error, detail, null));
-        c.mode = CachingDownstream.Mode.ANSWERED;
+        c.mode = CacheMode.ANSWERED;
       }
       response.release();
       return;
@@ -43,17 +41,14 @@ final class StaleIfError {
     c.tee = null;
     c.endFlight(null, failed);
     FullHttpResponse instead =
-        trigger == null
-                || c.key == null
-                || mode == CachingDownstream.Mode.BYPASS
-                || mode == CachingDownstream.Mode.REFRESH
+        trigger == null || c.key == null || mode == CacheMode.BYPASS || mode == CacheMode.REFRESH
             ? null
             : answer(c, trigger, error, detail, -1, c.cs.ticker().read());
     if (instead != null) {
       response.release();
       c.answerEarly(instead);
     } else {
-      c.mode = CachingDownstream.Mode.ANSWERED;
+      c.mode = CacheMode.ANSWERED;
       CacheStatus.addTo(response.headers(), c.cs.status().fwd(c.fwd));
       c.delegate.error(error, detail, response);
     }
@@ -72,7 +67,7 @@ final class StaleIfError {
   static boolean answerInstead(
       CachingDownstream c, ProxyError error, String detail, long retryAfterSeconds) {
     StaleTrigger trigger = StaleTrigger.of(error);
-    if (c.mode != CachingDownstream.Mode.FORWARD || trigger == null || c.key == null) {
+    if (c.mode != CacheMode.FORWARD || trigger == null || c.key == null) {
       return false;
     }
     FullHttpResponse instead = answer(c, trigger, error, detail, -1, c.cs.ticker().read());

@@ -65,7 +65,7 @@ final class StaleOnSlow {
     if (e == null) {
       return null;
     }
-    Duration fixed = c.cs.edge().staleOnSlow(c.routeId);
+    Duration fixed = c.edge.staleOnSlow(c.routeId);
     StaleOnSlow s;
     long after;
     if (fixed != null) {
@@ -96,6 +96,32 @@ final class StaleOnSlow {
       s.waiting.add(s.release);
     }
     return s;
+  }
+
+  /**
+   * With {@code stale_on_slow: auto}, while the origin is overdue and another request's fetch of
+   * {@code k} is under way: the stale copy is answered now, as a waiter's zero wait would answer it
+   * on the loop's next turn, without joining the flight or starting a timer (in a brownout that is
+   * every request for the key while its fetch is out). True when answered.
+   */
+  static boolean answeredAtOnce(CachingDownstream c, CacheKey k) {
+    CachedResponse e = c.stale();
+    CachingDownstream.OriginWait o = c.originWait;
+    if (e == null || o == null || c.edge.staleOnSlow(c.routeId) != null) {
+      return false;
+    }
+    long now = c.cs.ticker().read();
+    if (!o.latency().isOverdue(now)
+        || !c.edge.collapser().inFlight(k)
+        || c.edge.policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
+      return false;
+    }
+    c.answerWith(
+        StoredAnswers.slowOrigin(c.cs, e, c.clientHeaders(), c.head, now),
+        EdgeCache.Status.STALE,
+        null);
+    c.cs.count(EdgeCache.Status.STALE_ON_SLOW);
+    return true;
   }
 
   /**
