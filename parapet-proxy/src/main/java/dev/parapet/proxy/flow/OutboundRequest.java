@@ -67,6 +67,11 @@ final class OutboundRequest {
     this.complete = replayable;
   }
 
+  /** Without a body, and idempotent (or its route opted in): it may be sent again. */
+  static boolean replayable(HttpRequest request, boolean hasBody, boolean retryNonIdempotent) {
+    return !hasBody && (RequestChecks.IDEMPOTENT.contains(request.method()) || retryNonIdempotent);
+  }
+
   /** May go to the origin more than once: replayable, and not a background refresh. */
   boolean mayRetry(RequestKind kind) {
     return replayable && kind != RequestKind.STALE_REFRESH;

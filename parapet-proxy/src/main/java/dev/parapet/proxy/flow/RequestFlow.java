@@ -254,7 +254,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
         new OutboundRequest(
             request,
             where.originForm(),
-            replayable(),
+            OutboundRequest.replayable(request, hasBody, route().retryNonIdempotent()),
             from,
             px.viaMember(request.protocolVersion()));
     Exchange ex =
@@ -591,11 +591,5 @@ public final class RequestFlow implements CachingDownstream.Resume {
 
   int priority() {
     return priority;
-  }
-
-  /** Without a body, and idempotent (or its route opted in): it may be sent again. */
-  private boolean replayable() {
-    return !hasBody
-        && (RequestChecks.IDEMPOTENT.contains(request.method()) || route().retryNonIdempotent());
   }
 }
