@@ -6,7 +6,6 @@ import dev.parapet.core.admission.AdmissionTicket;
 import dev.parapet.core.admission.RejectReason;
 import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.breaker.CircuitBreaker;
-import dev.parapet.core.breaker.Decision;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.deadline.DeadlinePolicy;
 import dev.parapet.core.fleet.FleetLimiter;
@@ -395,9 +394,8 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     if (b == null) {
       return true;
     }
-    Decision d = b.tryAcquire(a.permit().requestId(requestId), now);
-    a.probe(d == Decision.PROBE);
-    return d.isPermitted();
+    a.requestId(requestId);
+    return b.tryAcquire(a, now).isPermitted();
   }
 
   /** Takes a token of the attempt's origin's fleet-wide ceiling, if it has one; never waits. */
@@ -575,16 +573,11 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     boolean started = a.isLive();
     long latency = a.reachedOrigin() ? now - a.sentNanos() : -1;
     a.moveTo(Attempt.State.ENDED);
-    CircuitBreaker b = a.breaker();
-    if (evidence == null) {
-      if (b != null) {
-        a.permit().release(now);
-      }
-    } else {
+    if (evidence != null) {
       recordEvidence(a, evidence, latency, now);
-      if (b != null) {
-        a.permit().onOutcome(evidence, now);
-      }
+    }
+    if (a.breaker() != null) {
+      a.completePermit(evidence, now);
     }
     releaseSlot(a);
     if (started) {
