@@ -65,12 +65,13 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A>
     implements AdmissionListener {
+  // One sequence per request, millions at once in a simulation: small counts are bytes.
   private final long requestId;
   private final long expiresAtNanos;
   private final DeadlinePolicy deadlines;
   private final @Nullable AdmissionController admission;
   private @Nullable AdmissionTicket ticket;
-  private final int priority;
+  private final byte priority;
   private final RequestKind requestKind;
   private final boolean mayRetry;
   private final boolean mayHedge;
@@ -86,7 +87,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
   private @Nullable BudgetSlot retrySlot;
   private @Nullable BudgetSlot hedgeSlot;
   private int attempts;
-  private int hedges;
+  private byte hedges;
 
   /**
    * A sequence for one request.
@@ -112,7 +113,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     this.expiresAtNanos = expiresAtNanos;
     this.deadlines = deadlines;
     this.admission = admission;
-    this.priority = priority;
+    if (priority < 1 || priority > 4) {
+      throw new IllegalArgumentException("priority : " + priority + " (expected: in [1, 4])");
+    }
+    this.priority = (byte) priority;
     this.requestKind = requestKind;
     this.mayRetry = mayRetry;
     this.mayHedge = mayHedge && mayRetry;
@@ -379,6 +383,11 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
   /** The request's current non-hedge attempt: the first, or the latest retry. */
   public final @Nullable A current() {
     return main;
+  }
+
+  /** When the request's budget ends (ticker nanos), as given to the constructor. */
+  public final long expiresAtNanos() {
+    return expiresAtNanos;
   }
 
   /** What origin work may still use: the time left minus this hop's reserve. */
