@@ -129,7 +129,7 @@ final class FleetSimulation {
           }
         };
     for (int i = 0; i < servers.length; i++) {
-      servers[i] = new SimServer(i, v, classifier, random, listener, bins, HEALTHY_RING);
+      servers[i] = new SimServer(this, i, v, classifier, random, listener, bins, HEALTHY_RING);
     }
   }
 
@@ -199,7 +199,7 @@ final class FleetSimulation {
       series.add(sec, Col.USER_OK, 1);
       series.add(sec, Col.SICK_USER_OK, 1);
     }
-    long held = now - r.startNanos;
+    long held = now - r.startNanos();
     series.add(sec, Col.WS_EDGE_MS, held / 1_000_000L);
     series.addLatency(sec, held);
   }
@@ -228,7 +228,7 @@ final class FleetSimulation {
       }
     }
     s.busy++;
-    new SimRequest(this, s, ++requestIds, now).begin(now);
+    new SimRequest(s, ++requestIds, now).begin(now);
   }
 
   private final class Tick extends SimEvent {

@@ -32,32 +32,35 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  */
 final class SimRequest extends AttemptSequence<SimAttempt> {
-  private final FleetSimulation sim;
+  // Up to 2.2 million requests are in flight at once and each event touches one: fields are few.
+  // The simulation is the server's, the arrival time is the deadline less the edge's timeout, and
+  // one timer field is enough since the sequence never has two timers pending (ExchangeHooks).
   final SimServer server;
-  final long startNanos;
-  private @Nullable Wakeup retryTimer;
-  private @Nullable Wakeup hedgeTimer;
+  private @Nullable Wakeup timer;
 
-  SimRequest(FleetSimulation sim, SimServer server, long id, long now) {
+  SimRequest(SimServer server, long id, long now) {
     super(
         id,
-        now + sim.edgeTimeoutNanos,
-        sim.deadlines,
+        now + server.sim.edgeTimeoutNanos,
+        server.sim.deadlines,
         server.admission,
         2,
         RequestKind.ORDINARY,
         true,
-        sim.hedging);
-    this.sim = sim;
+        server.sim.hedging);
     this.server = server;
-    this.startNanos = now;
+  }
+
+  /** When the request arrived at the edge. */
+  long startNanos() {
+    return expiresAtNanos() - server.sim.edgeTimeoutNanos;
   }
 
   /**
    * Reads what an event of this request reads first, ahead of time (see {@link SimEvent#touch}).
    */
   long touch() {
-    return phase().ordinal() + startNanos + attempts();
+    return phase().ordinal() + attempts();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -76,13 +79,9 @@ final class SimRequest extends AttemptSequence<SimAttempt> {
     }
   }
 
-  void timerDue(Timer timer, long now) {
-    if (timer == Timer.RETRY) {
-      retryTimer = null;
-    } else {
-      hedgeTimer = null;
-    }
-    onTimer(timer, now);
+  void timerDue(Timer due, long now) {
+    timer = null;
+    onTimer(due, now);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -95,6 +94,7 @@ final class SimRequest extends AttemptSequence<SimAttempt> {
 
   @Override
   protected void startAttempt(SimAttempt a, long now) {
+    FleetSimulation sim = server.sim;
     int sec = sim.second(now);
     Series series = sim.series;
     series.add(sec, Col.ATTEMPTS, 1);
@@ -116,59 +116,61 @@ final class SimRequest extends AttemptSequence<SimAttempt> {
 
   @Override
   protected void releaseAttempt(SimAttempt a, boolean complete) {
+    FleetSimulation sim = server.sim;
     sim.connectorReleased(sim.engine.now() - a.sentNanos());
   }
 
   @Override
   protected void recordEvidence(SimAttempt a, Outcome outcome, long latencyNanos, long now) {
     if (outcome == Outcome.TIMEOUT) {
-      sim.count(Col.TIMEOUTS, now);
+      server.sim.count(Col.TIMEOUTS, now);
     }
   }
 
   @Override
-  protected void schedule(Timer timer, long delayNanos) {
+  protected void schedule(Timer which, long delayNanos) {
+    Wakeup pending = timer;
+    if (pending != null) {
+      throw new IllegalStateException(
+          "timer : " + which + " while " + pending.timer + " is pending (expected: one at a time)");
+    }
+    FleetSimulation sim = server.sim;
     Wakeup w = sim.wakeups.obtain();
     w.request = this;
-    w.timer = timer;
-    if (timer == Timer.RETRY) {
-      retryTimer = w;
-    } else {
-      hedgeTimer = w;
-    }
+    w.timer = which;
+    timer = w;
     sim.engine.schedule(w, sim.engine.now() + delayNanos);
   }
 
   @Override
-  protected void cancelTimer(Timer timer) {
-    Wakeup w = timer == Timer.RETRY ? retryTimer : hedgeTimer;
-    if (w != null) {
+  protected void cancelTimer(Timer which) {
+    Wakeup w = timer;
+    if (w != null && w.timer == which) {
       w.request = null; // it fires for nothing and goes back to the pool
-      if (timer == Timer.RETRY) {
-        retryTimer = null;
-      } else {
-        hedgeTimer = null;
-      }
+      timer = null;
     }
   }
 
   @Override
   protected void admissionDecided(@Nullable RejectReason shed) {
-    resumeAdmission(shed, sim.engine.now());
+    resumeAdmission(shed, server.sim.engine.now());
   }
 
   @Override
   protected void retryDecided(long decision) {
+    FleetSimulation sim = server.sim;
     sim.decisions(sim.engine.now()).retry(decision);
   }
 
   @Override
   protected void hedgeDecided(HedgeDecision decision) {
+    FleetSimulation sim = server.sim;
     sim.decisions(sim.engine.now()).hedge(decision);
   }
 
   @Override
   protected void hedgeRaceEnded(SimAttempt winner) {
+    FleetSimulation sim = server.sim;
     if (winner.kind() == Attempt.Kind.HEDGE) {
       sim.count(Col.HEDGE_WINS, sim.engine.now());
     }
@@ -178,13 +180,14 @@ final class SimRequest extends AttemptSequence<SimAttempt> {
   protected void succeeded(SimAttempt winner, long now) {
     boolean ok = !winner.outcome().isFailure();
     if (ok) {
-      sim.count(Col.ORIGIN_OK, now);
+      server.sim.count(Col.ORIGIN_OK, now);
     }
-    sim.answered(this, ok, now);
+    server.sim.answered(this, ok, now);
   }
 
   @Override
   protected void failed(ExchangeFailure failure, @Nullable SimAttempt cause, long now) {
+    FleetSimulation sim = server.sim;
     Decisions d = sim.decisions(now);
     d.failure(failure);
     switch (failure) {

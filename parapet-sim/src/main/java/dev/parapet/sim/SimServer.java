@@ -41,6 +41,9 @@ final class SimServer {
   /** What a failed attempt may be retried for, in every retry mode. */
   static final RetryOn RETRY_ON = new RetryOn(true, true, List.of("5xx"));
 
+  /** The simulation this server is part of (its requests reach it through their server). */
+  final FleetSimulation sim;
+
   final @Nullable CircuitBreaker breaker;
   final AttemptPolicy policy;
   final @Nullable AdmissionController admission;
@@ -59,6 +62,7 @@ final class SimServer {
   final int[] healthyDue;
 
   SimServer(
+      FleetSimulation sim,
       int id,
       Variant v,
       OutcomeClassifier classifier,
@@ -66,6 +70,7 @@ final class SimServer {
       BreakerListener listener,
       int healthyBins,
       int healthyRing) {
+    this.sim = sim;
     BreakerPolicy p = v.breaker();
     this.breaker =
         p == null

@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * <p>How it works. The state is one immutable {@link Snapshot} in a volatile field; a change is a
  * compare-and-set from the snapshot it was computed from, and only the winner emits the event
  * (Armeria's non-blocking breaker does the same). The CLOSED path is one volatile read plus arming
- * the caller's {@link Permit}: no allocation, no lock, no shared write. Completing a permit records
- * the outcome in the {@link OutcomeWindow} (one atomic add); only failures and slow calls evaluate
- * the trip rules, so a healthy origin costs almost nothing.
+ * the caller's permit (a {@link Permit}, or an object of its own that extends {@link
+ * AbstractPermit}): no allocation, no lock, no shared write. Completing a permit records the
+ * outcome in the {@link OutcomeWindow} (one atomic add); only failures and slow calls evaluate the
+ * trip rules, so a healthy origin costs almost nothing.
  *
  * <ul>
  *   <li>CLOSED → OPEN when the window holds {@code >= minRequests} calls and {@code (failures +
@@ -120,11 +121,11 @@ public final class CircuitBreaker {
    * Decision#isPermitted() is permitted}, {@code permit} is armed and must be completed exactly
    * once; otherwise it is left untouched.
    */
-  public Decision tryAcquire(Permit permit, long nowNanos) {
+  public Decision tryAcquire(AbstractPermit permit, long nowNanos) {
     Snapshot s = state;
     if (s.state == State.CLOSED) {
       touch(nowNanos);
-      permit.arm(this, Permit.NORMAL, s.epoch, nowNanos);
+      permit.arm(this, AbstractPermit.NORMAL, s.epoch, nowNanos);
       return Decision.PERMITTED;
     }
     return acquireSlow(permit, s, nowNanos, false);
@@ -146,7 +147,7 @@ public final class CircuitBreaker {
    * rejection while the next probe is not due, or {@link Decision#NO_PROBE_DUE} when the breaker is
    * not probing at all.
    */
-  public Decision tryAcquireProbe(Permit permit, long nowNanos) {
+  public Decision tryAcquireProbe(AbstractPermit permit, long nowNanos) {
     Snapshot s = state;
     if (s.state != State.OPEN && s.state != State.HALF_OPEN) {
       return Decision.NO_PROBE_DUE;
@@ -155,7 +156,7 @@ public final class CircuitBreaker {
     return d == Decision.SHADOW_PERMITTED ? Decision.NO_PROBE_DUE : d;
   }
 
-  private Decision acquireSlow(Permit permit, Snapshot s, long now, boolean prober) {
+  private Decision acquireSlow(AbstractPermit permit, Snapshot s, long now, boolean prober) {
     for (; ; ) {
       switch (s.state) {
         case CLOSED -> {
@@ -163,14 +164,14 @@ public final class CircuitBreaker {
             return Decision.NO_PROBE_DUE;
           }
           touch(now);
-          permit.arm(this, Permit.NORMAL, s.epoch, now);
+          permit.arm(this, AbstractPermit.NORMAL, s.epoch, now);
           return Decision.PERMITTED;
         }
         case DISABLED -> {
           if (prober) {
             return Decision.NO_PROBE_DUE;
           }
-          permit.arm(this, Permit.UNTRACKED, s.epoch, now);
+          permit.arm(this, AbstractPermit.UNTRACKED, s.epoch, now);
           return Decision.PERMITTED;
         }
         case FORCED_OPEN -> {
@@ -217,7 +218,7 @@ public final class CircuitBreaker {
             transition(s, Snapshot.closed(now, s.epoch), Reason.RAMP_COMPLETE, now, 0, 0);
           } else if (rampAdmits(Math.max(0L, elapsed))) {
             touch(now);
-            permit.arm(this, Permit.NORMAL, s.epoch, now);
+            permit.arm(this, AbstractPermit.NORMAL, s.epoch, now);
             return Decision.PERMITTED;
           } else {
             return reject(permit, s, Decision.REJECTED_RAMPING, now, prober);
@@ -232,9 +233,9 @@ public final class CircuitBreaker {
     return prober || policy.probeMode == ProbeMode.LIVE;
   }
 
-  private Decision admitProbe(Permit permit, Snapshot s, long now) {
+  private Decision admitProbe(AbstractPermit permit, Snapshot s, long now) {
     probesSent.increment();
-    permit.arm(this, Permit.PROBE, s.epoch, now);
+    permit.arm(this, AbstractPermit.PROBE, s.epoch, now);
     return Decision.PROBE;
   }
 
@@ -249,7 +250,8 @@ public final class CircuitBreaker {
     return Math.floor((n + 1) * share) > Math.floor(n * share);
   }
 
-  private Decision reject(Permit permit, Snapshot s, Decision decision, long now, boolean prober) {
+  private Decision reject(
+      AbstractPermit permit, Snapshot s, Decision decision, long now, boolean prober) {
     if (mode == Mode.SHADOW && !prober) {
       shadowRejected.increment();
       permit.armShadow(this, decision, s.epoch, now);
@@ -266,19 +268,19 @@ public final class CircuitBreaker {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Completion (called by Permit after its compare-and-set)
+  // Completion (called by the permit after its compare-and-set)
 
-  void complete(Permit p, Outcome outcome, long now) {
+  void complete(AbstractPermit p, Outcome outcome, long now) {
     switch (p.kind) {
-      case Permit.NORMAL -> completeNormal(p, outcome, now);
-      case Permit.PROBE -> completeProbe(p, outcome, now);
+      case AbstractPermit.NORMAL -> completeNormal(p, outcome, now);
+      case AbstractPermit.PROBE -> completeProbe(p, outcome, now);
       default -> {
         // SHADOW (would have been rejected) and UNTRACKED (disabled) are not evidence.
       }
     }
   }
 
-  private void completeNormal(Permit p, Outcome outcome, long now) {
+  private void completeNormal(AbstractPermit p, Outcome outcome, long now) {
     Outcome.Kind kind = outcome.kind();
     if (kind == Outcome.Kind.IGNORED) {
       return;
@@ -319,7 +321,7 @@ public final class CircuitBreaker {
     return null;
   }
 
-  private void completeProbe(Permit p, Outcome outcome, long now) {
+  private void completeProbe(AbstractPermit p, Outcome outcome, long now) {
     for (; ; ) {
       Snapshot s = state;
       if (s.state != State.HALF_OPEN || s.epoch != p.epoch || !s.probeInFlight) {

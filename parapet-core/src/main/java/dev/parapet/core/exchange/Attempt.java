@@ -1,22 +1,26 @@
 package dev.parapet.core.exchange;
 
+import dev.parapet.core.breaker.AbstractPermit;
 import dev.parapet.core.breaker.CircuitBreaker;
-import dev.parapet.core.breaker.Permit;
 import dev.parapet.core.outcome.Outcome;
 import dev.parapet.core.retry.BudgetSlot;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One try of a request at the origin, as {@link AttemptSequence} sees it: the breaker that let it
- * go (and the permit it holds there), its place in the extra-load budget when it is a retry or a
- * hedge, its timeout, its classified outcome, and where it is in its life.
+ * go, its place in the extra-load budget when it is a retry or a hedge, its timeout, its classified
+ * outcome, and where it is in its life.
+ *
+ * <p>An attempt is its own breaker permit ({@link AbstractPermit}): it lives exactly as long as the
+ * call the breaker admitted, so admitting it adds no object and its completion touches no other.
+ * Only the sequence completes it, once, when the attempt ends.
  *
  * <p>Where the attempt runs extends this class: the proxy's upstream attempt adds the origin pool,
  * the host and the pooled connection; the simulator's adds the drawn answer. The sequence alone
  * moves an attempt between states, through {@link #moveTo}, which refuses a transition that {@link
  * State} does not list (Resilience4j's {@code StateTransition}, Envoy's upstream stream states).
  */
-public class Attempt {
+public class Attempt extends AbstractPermit {
   /** Why the attempt exists. */
   public enum Kind {
     /** The request's first attempt (or its first attempt on the fallback pool). */
@@ -55,11 +59,8 @@ public class Attempt {
   }
 
   private final Kind kind;
-  private final @Nullable CircuitBreaker breaker;
   private final AttemptPolicy policy;
-  private final Permit permit = new Permit();
   private State state = State.PENDING;
-  private boolean probe;
   @Nullable BudgetSlot slot;
   private long timeoutNanos;
   private long sentNanos;
@@ -72,8 +73,8 @@ public class Attempt {
    * @param policy the origin's attempt policy (classification, retries, hedging)
    */
   protected Attempt(Kind kind, @Nullable CircuitBreaker breaker, AttemptPolicy policy) {
+    super(breaker);
     this.kind = kind;
-    this.breaker = breaker;
     this.policy = policy;
   }
 
@@ -85,19 +86,9 @@ public class Attempt {
     return state;
   }
 
-  /** The breaker of the attempt's scope, or null when none guards it. */
-  public final @Nullable CircuitBreaker breaker() {
-    return breaker;
-  }
-
   /** The policy of the origin the attempt goes to. */
   public final AttemptPolicy policy() {
     return policy;
-  }
-
-  /** Whether the breaker admitted this attempt as a half-open probe. */
-  public final boolean isProbe() {
-    return probe;
   }
 
   /**
@@ -127,12 +118,17 @@ public class Attempt {
     return state == State.SENT || state == State.WON;
   }
 
-  final Permit permit() {
-    return permit;
+  final void requestId(long id) {
+    requestIdForEvents(id);
   }
 
-  final void probe(boolean probe) {
-    this.probe = probe;
+  /** Completes the breaker's permit: with evidence, or unused when {@code evidence} is null. */
+  final void completePermit(@Nullable Outcome evidence, long now) {
+    if (evidence == null) {
+      release(now);
+    } else {
+      onOutcome(evidence, now);
+    }
   }
 
   final void timeoutNanos(long nanos) {
@@ -157,6 +153,6 @@ public class Attempt {
 
   @Override
   public String toString() {
-    return getClass().getSimpleName() + "[" + kind + ", " + state + (probe ? ", probe]" : "]");
+    return getClass().getSimpleName() + "[" + kind + ", " + state + (isProbe() ? ", probe]" : "]");
   }
 }

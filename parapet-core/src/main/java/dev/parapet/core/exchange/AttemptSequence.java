@@ -6,7 +6,6 @@ import dev.parapet.core.admission.AdmissionTicket;
 import dev.parapet.core.admission.RejectReason;
 import dev.parapet.core.admission.RequestKind;
 import dev.parapet.core.breaker.CircuitBreaker;
-import dev.parapet.core.breaker.Decision;
 import dev.parapet.core.breaker.State;
 import dev.parapet.core.deadline.DeadlinePolicy;
 import dev.parapet.core.fleet.FleetLimiter;
@@ -66,12 +65,13 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A>
     implements AdmissionListener {
+  // One sequence per request, millions at once in a simulation: small counts are bytes.
   private final long requestId;
   private final long expiresAtNanos;
   private final DeadlinePolicy deadlines;
   private final @Nullable AdmissionController admission;
   private @Nullable AdmissionTicket ticket;
-  private final int priority;
+  private final byte priority;
   private final RequestKind requestKind;
   private final boolean mayRetry;
   private final boolean mayHedge;
@@ -87,7 +87,7 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
   private @Nullable BudgetSlot retrySlot;
   private @Nullable BudgetSlot hedgeSlot;
   private int attempts;
-  private int hedges;
+  private byte hedges;
 
   /**
    * A sequence for one request.
@@ -113,7 +113,10 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     this.expiresAtNanos = expiresAtNanos;
     this.deadlines = deadlines;
     this.admission = admission;
-    this.priority = priority;
+    if (priority < 1 || priority > 4) {
+      throw new IllegalArgumentException("priority : " + priority + " (expected: in [1, 4])");
+    }
+    this.priority = (byte) priority;
     this.requestKind = requestKind;
     this.mayRetry = mayRetry;
     this.mayHedge = mayHedge && mayRetry;
@@ -382,6 +385,11 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     return main;
   }
 
+  /** When the request's budget ends (ticker nanos), as given to the constructor. */
+  public final long expiresAtNanos() {
+    return expiresAtNanos;
+  }
+
   /** What origin work may still use: the time left minus this hop's reserve. */
   public final long usableNanos(long now) {
     return deadlines.usableNanos(expiresAtNanos, now);
@@ -395,9 +403,8 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     if (b == null) {
       return true;
     }
-    Decision d = b.tryAcquire(a.permit().requestId(requestId), now);
-    a.probe(d == Decision.PROBE);
-    return d.isPermitted();
+    a.requestId(requestId);
+    return b.tryAcquire(a, now).isPermitted();
   }
 
   /** Takes a token of the attempt's origin's fleet-wide ceiling, if it has one; never waits. */
@@ -575,16 +582,11 @@ public abstract class AttemptSequence<A extends Attempt> extends ExchangeHooks<A
     boolean started = a.isLive();
     long latency = a.reachedOrigin() ? now - a.sentNanos() : -1;
     a.moveTo(Attempt.State.ENDED);
-    CircuitBreaker b = a.breaker();
-    if (evidence == null) {
-      if (b != null) {
-        a.permit().release(now);
-      }
-    } else {
+    if (evidence != null) {
       recordEvidence(a, evidence, latency, now);
-      if (b != null) {
-        a.permit().onOutcome(evidence, now);
-      }
+    }
+    if (a.breaker() != null) {
+      a.completePermit(evidence, now);
     }
     releaseSlot(a);
     if (started) {

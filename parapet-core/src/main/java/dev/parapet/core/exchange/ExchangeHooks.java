@@ -62,7 +62,11 @@ public abstract class ExchangeHooks<A extends Attempt> {
    */
   protected abstract void recordEvidence(A attempt, Outcome outcome, long latencyNanos, long now);
 
-  /** Asks for {@link AttemptSequence#onTimer} after {@code delayNanos}. */
+  /**
+   * Asks for {@link AttemptSequence#onTimer} after {@code delayNanos}. At most one timer is pending
+   * at a time: the hedge timer is cancelled (or has fired) before a retry's backoff is scheduled,
+   * and the hedge timer is only armed when the first attempt starts.
+   */
   protected abstract void schedule(Timer timer, long delayNanos);
 
   /** Forgets a timer asked for earlier (a no-op when none is pending). */

@@ -553,6 +553,47 @@ class CircuitBreakerTest {
     assertThat(h.breaker.tryAcquire(h.now())).isNotNull();
   }
 
+  /** A caller's object that is its own permit, as an attempt is. */
+  private static final class OwnPermit extends AbstractPermit {
+    OwnPermit(CircuitBreaker breaker, long requestId) {
+      super(breaker);
+      requestIdForEvents(requestId);
+    }
+
+    boolean end(Outcome outcome, long now) {
+      return onOutcome(outcome, now);
+    }
+  }
+
+  @Test
+  void anObjectThatExtendsTheAbstractPermitIsItsOwnPermit() {
+    Harness h = new Harness(Harness.noJitter().build());
+    OwnPermit idle = new OwnPermit(h.breaker, 7);
+    assertThat(idle.breaker()).isSameAs(h.breaker);
+    assertThat(idle.isActive()).isFalse();
+    assertThatThrownBy(() -> idle.end(Outcome.SUCCESS, h.now()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("never admitted");
+    h.calls(199, Outcome.FAILURE_STATUS);
+    OwnPermit last = new OwnPermit(h.breaker, 4242);
+    assertThat(h.breaker.tryAcquire(last, h.now())).isEqualTo(Decision.PERMITTED);
+    assertThat(last.isActive()).isTrue();
+    assertThat(last.startNanos()).isEqualTo(h.now());
+    assertThat(last.end(Outcome.TIMEOUT, h.now())).isTrue();
+    assertThat(h.breaker.state()).isEqualTo(State.OPEN);
+    assertThat(h.last().requestId()).isEqualTo(4242);
+    assertThat(last.end(Outcome.TIMEOUT, h.now())).isFalse();
+    assertThat(h.breaker.misuseCount()).isEqualTo(1);
+
+    h.advanceMillis(60_000);
+    OwnPermit probe = new OwnPermit(h.breaker, 1);
+    assertThat(h.breaker.tryAcquire(probe, h.now())).isEqualTo(Decision.PROBE);
+    assertThat(probe.isProbe()).isTrue();
+    assertThat(probe.shadowedDecision()).isEqualTo(Decision.PERMITTED);
+    assertThat(probe.end(Outcome.SUCCESS, h.now())).isTrue();
+    assertThat(h.breaker.state()).isEqualTo(State.HALF_OPEN);
+  }
+
   @Test
   void evidenceFromBeforeAnOpeningIsDropped() {
     Harness h = new Harness(Harness.noJitter().build());

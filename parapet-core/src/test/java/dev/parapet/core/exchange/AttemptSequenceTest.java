@@ -561,6 +561,26 @@ class AttemptSequenceTest {
   }
 
   @Test
+  void anAttemptIsItsOwnBreakerPermitCompletedOnceWhenItEnds() {
+    CircuitBreaker b = breaker(now);
+    ScriptedExchange x = exchange(b, policy(2, null), null);
+    assertThat(x.expiresAtNanos()).isEqualTo(Deadline.expiresAt(8 * S, now));
+    x.begin(now);
+    ScriptedExchange.Try first = x.last();
+    assertThat(first.breaker()).isSameAs(b);
+    assertThat(first.isActive()).isTrue();
+    assertThat(first.requestId()).isEqualTo(7);
+    assertThat(first.startNanos()).isEqualTo(now);
+    x.onSent(first, now);
+    x.onResponseHead(first, 200, RetryAfter.ABSENT, now + 50 * MS);
+    assertThat(first.isActive()).isTrue(); // its evidence comes with the complete response
+    x.onResponseComplete(first, now + 60 * MS);
+    assertThat(first.isActive()).isFalse();
+    assertThat(b.snapshot(now + 60 * MS).calls()).isEqualTo(1);
+    assertThat(b.misuseCount()).isZero();
+  }
+
+  @Test
   void withoutABreakerEveryAttemptGoes() {
     ScriptedExchange x = exchange(null, policy(2, null), null);
     x.begin(now);

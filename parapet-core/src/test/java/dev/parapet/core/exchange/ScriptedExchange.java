@@ -117,8 +117,9 @@ final class ScriptedExchange extends AttemptSequence<ScriptedExchange.Try> {
 
   @Override
   protected void schedule(Timer timer, long delayNanos) {
-    if (timers.containsKey(timer)) {
-      throw new AssertionError("scheduled twice: " + timer);
+    if (!timers.isEmpty()) {
+      // ExchangeHooks.schedule: at most one timer is pending at a time.
+      throw new AssertionError("scheduled " + timer + " while pending: " + timers.keySet());
     }
     timers.put(timer, delayNanos);
   }
