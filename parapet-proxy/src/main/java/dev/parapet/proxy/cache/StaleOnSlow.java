@@ -111,17 +111,28 @@ final class StaleOnSlow {
       return false;
     }
     long now = c.cs.ticker().read();
-    if (!o.latency().isOverdue(now)
-        || !c.edge.collapser().inFlight(k)
-        || c.edge.policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
+    if (!o.latency().isOverdue(now) || !c.edge.collapser().inFlight(k)) {
       return false;
     }
-    c.answerWith(
-        StoredAnswers.slowOrigin(c.cs, e, c.clientHeaders(), c.head, now),
-        EdgeCache.Status.STALE,
-        null);
+    FullHttpResponse r = slowOriginAnswer(c, e, now);
+    if (r == null) {
+      return false;
+    }
+    c.answerWith(r, EdgeCache.Status.STALE, null);
     c.cs.count(EdgeCache.Status.STALE_ON_SLOW);
     return true;
+  }
+
+  /**
+   * The stored copy {@code e} as the answer to a slow origin, or null when it may not be served
+   * stale (must-revalidate, past its stale-if-error window): then the request waits for the origin.
+   */
+  private static @Nullable FullHttpResponse slowOriginAnswer(
+      CachingDownstream c, CachedResponse e, long now) {
+    if (c.edge.policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
+      return null;
+    }
+    return StoredAnswers.slowOrigin(c.cs, e, c.clientHeaders(), c.head, now);
   }
 
   /**
@@ -222,27 +233,10 @@ final class StaleOnSlow {
 
   private static void answerStale(CachingDownstream c) {
     CachedResponse e = c.stale();
-    if (e == null) {
-      return;
+    FullHttpResponse r = e == null ? null : slowOriginAnswer(c, e, c.cs.ticker().read());
+    if (r != null) {
+      c.staleOnSlow(r);
     }
-    CacheServices cs = c.cs;
-    long now = cs.ticker().read();
-    if (cs.edge().policy().onError(e, StaleTrigger.TIMEOUT, now) != StaleDecision.SERVE_STALE) {
-      return; // the copy may not be served (must-revalidate, too stale): wait for the origin
-    }
-    FullHttpResponse r =
-        StoredAnswers.fromEntry(
-            cs,
-            e,
-            c.clientHeaders(),
-            c.head,
-            now,
-            cs.status()
-                .fwd(CacheStatus.Fwd.STALE)
-                .ttl(e.ttlSeconds(now))
-                .detail("stale slow-origin"),
-            true);
-    c.staleOnSlow(r);
   }
 
   void cancel() {
