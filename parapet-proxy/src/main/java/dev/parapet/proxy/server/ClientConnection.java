@@ -187,7 +187,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     }
     interimOpen = !HttpVersion.HTTP_1_0.equals(req.protocolVersion()); // RFC 9110 §15.2
     phase = Phase.RESPONDING;
-    flow = RequestFlow.start(p, this, client(), req);
+    RequestFlow f = RequestFlow.start(p, this, client(), req);
+    if (phase == Phase.RESPONDING && flow == null) {
+      flow = f; // not when it was answered whole inside start: nothing may reach it any more
+    }
   }
 
   private Client client() {
