@@ -38,35 +38,19 @@ write_nginx_conf origin <<CONF
     location /stale/ { expires 1s; }
   }
 CONF
+# What both nginx locations add to the plain proxy: the cache, stale on errors and while updating,
+# one fetch per object at a time, and the cache's verdict as a header.
+cache_directives=("proxy_cache edge"
+  "proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504"
+  "proxy_cache_lock on" "add_header X-Cache-Status \$upstream_cache_status")
 write_nginx_conf nginx <<CONF
   proxy_cache_path $work/cache levels=1:2 keys_zone=edge:16m max_size=256m inactive=10m use_temp_path=off;
   upstream origin { server 127.0.0.1:$ORIGIN; keepalive 64; }
   upstream slow { server 127.0.0.1:$SLOW; keepalive 64; }
   server {
     listen 127.0.0.1:$NGINX;
-    location / {
-      proxy_pass http://origin;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-      proxy_cache edge;
-      proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
-      proxy_cache_lock on;
-      add_header X-Cache-Status \$upstream_cache_status;
-    }
-    location /slow/ {
-      proxy_pass http://slow;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-      proxy_cache edge;
-      proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
-      proxy_cache_background_update on;
-      proxy_cache_lock on;
-      add_header X-Cache-Status \$upstream_cache_status;
-    }
+$(nginx_proxy_location / origin "${cache_directives[@]}")
+$(nginx_proxy_location /slow/ slow "${cache_directives[@]}" "proxy_cache_background_update on")
   }
 CONF
 cat > "$work/parapet.yaml" <<CONF

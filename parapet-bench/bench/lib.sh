@@ -89,18 +89,21 @@ CONF
   } >"$work/$1.conf"
 }
 
-# nginx_proxy_location: the `location /` block every nginx proxy of the benchmarks uses, to the
-# upstream named `origin` (keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route).
+# nginx_proxy_location [PATH UPSTREAM [DIRECTIVE...]]: the `location` block every nginx proxy of the
+# benchmarks uses (PATH / to the upstream named `origin` by default; keep-alive, 250 ms connect and
+# 3 s read timeouts like Parapet's route), with each DIRECTIVE added as a line of its own.
 nginx_proxy_location() {
-  cat <<CONF
-    location / {
-      proxy_pass http://origin;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_connect_timeout 250ms;
-      proxy_read_timeout 3s;
-    }
-CONF
+  local path=${1:-/} upstream=${2:-origin}
+  [ $# -ge 2 ] && shift 2
+  echo "    location $path {"
+  echo "      proxy_pass http://$upstream;"
+  echo "      proxy_http_version 1.1;"
+  echo '      proxy_set_header Connection "";'
+  echo "      proxy_connect_timeout 250ms;"
+  echo "      proxy_read_timeout 3s;"
+  local d
+  for d in "$@"; do echo "      $d;"; done
+  echo "    }"
 }
 
 # write_shadow_parapet_conf FILE NAME ADMIN_PORT ORIGIN_PORT: a Parapet configuration whose
