@@ -295,7 +295,11 @@ public final class CachingDownstream implements Downstream {
         case WAITER -> {
           step = Step.WAIT;
           mode = CacheMode.WAITING;
-          slow = StaleOnSlow.start(this);
+          StaleOnSlow s = StaleOnSlow.start(this);
+          slow = s;
+          if (s != null && t.endsNoSoonerThan(s.dueNanos())) {
+            s.noAnswerBefore(s.dueNanos()); // the leader's retry comes after this wait runs out
+          }
           return;
         }
         case OVERFLOW -> {
@@ -339,6 +343,30 @@ public final class CachingDownstream implements Downstream {
       mode = CacheMode.DETACHED;
       answeredStatus = stale.status().code();
       delegate.answer(stale);
+    }
+  }
+
+  /**
+   * The fetch cannot answer before {@code atNanos}: this request's {@code stale_on_slow} wait, if
+   * it runs out sooner, answers now; a leader's waiters hear it too.
+   */
+  @Override
+  public void noHeadBefore(long atNanos) {
+    StaleOnSlow s = slow;
+    if (s != null) {
+      s.noAnswerBefore(atNanos);
+    }
+    Collapser.Flight<CacheKey, CachedResponse> f = flight;
+    if (f != null) {
+      f.noValueBefore(atNanos);
+    }
+  }
+
+  /** The flight this request waits for cannot end before {@code atNanos}: as for a leader. */
+  void flightEndsNoSoonerThan(long atNanos) {
+    StaleOnSlow s = slow;
+    if (mode == CacheMode.WAITING && s != null) {
+      s.noAnswerBefore(atNanos);
     }
   }
 

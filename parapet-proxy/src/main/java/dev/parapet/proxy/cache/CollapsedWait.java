@@ -44,6 +44,15 @@ final class CollapsedWait implements Collapser.Waiter<CachedResponse> {
     hop(null, cause);
   }
 
+  @Override
+  public void onNoValueBefore(long atNanos) {
+    try {
+      request.delegate.eventLoop().execute(() -> request.flightEndsNoSoonerThan(atNanos));
+    } catch (RejectedExecutionException e) {
+      // the loop is shutting down: the client connection goes with it
+    }
+  }
+
   private void hop(@Nullable CachedResponse value, @Nullable Throwable cause) {
     try {
       request.delegate.eventLoop().execute(() -> woken(value, cause));

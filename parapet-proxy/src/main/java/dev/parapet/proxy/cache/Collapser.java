@@ -44,11 +44,20 @@ public final class Collapser<K, V> {
     OVERFLOW
   }
 
-  /** Callbacks of one waiter; called once, on the thread that ends the flight. */
+  /**
+   * Callbacks of one waiter: {@link #onSuccess} or {@link #onFailure} once, on the thread that ends
+   * the flight; {@link #onNoValueBefore} any number of times before that, on the leader's thread.
+   */
   public interface Waiter<V> {
     void onSuccess(V value);
 
     void onFailure(Throwable cause);
+
+    /**
+     * The leader knows its fetch cannot end before {@code atNanos} (its ticker's time): its attempt
+     * failed and the retry waits until then. The flight goes on; this default ignores it.
+     */
+    default void onNoValueBefore(long atNanos) {}
   }
 
   private final ConcurrentHashMap<K, Flight<K, V>> flights = new ConcurrentHashMap<>();
@@ -160,6 +169,15 @@ public final class Collapser<K, V> {
     }
 
     /**
+     * Whether the flight goes on and its leader said its fetch cannot end before {@code atNanos} or
+     * later ({@link Flight#noValueBefore(long)}).
+     */
+    public boolean endsNoSoonerThan(long atNanos) {
+      Flight<K, V> f = flight;
+      return f != null && f.endsNoSoonerThan(atNanos);
+    }
+
+    /**
      * A waiter leaves its flight (client gone, deadline): its callback will not run. Returns false
      * when the flight had already ended (the callback ran or is running) or this is not a waiter.
      */
@@ -180,6 +198,11 @@ public final class Collapser<K, V> {
     private final List<Waiter<V>> waiters = new ArrayList<>(4);
     private boolean ended;
 
+    /** Whether {@link #noValueBefore} holds a time, and that time. */
+    private boolean delayed;
+
+    private long noValueBefore;
+
     Flight(Collapser<K, V> owner, K key) {
       this.owner = owner;
       this.key = key;
@@ -198,6 +221,40 @@ public final class Collapser<K, V> {
 
     synchronized boolean remove(Waiter<V> w) {
       return !ended && waiters.remove(w);
+    }
+
+    /**
+     * The leader's fetch cannot end before {@code atNanos}: every waiter now attached hears it
+     * ({@link Waiter#onNoValueBefore}), and one joining later can ask ({@link
+     * Ticket#endsNoSoonerThan}). Nothing happens once the flight has ended.
+     */
+    public void noValueBefore(long atNanos) {
+      List<Waiter<V>> toTell;
+      synchronized (this) {
+        if (ended) {
+          return;
+        }
+        delayed = true;
+        noValueBefore = atNanos;
+        toTell = new ArrayList<>(waiters);
+      }
+      RuntimeException first = null;
+      for (Waiter<V> w : toTell) {
+        try {
+          w.onNoValueBefore(atNanos);
+        } catch (RuntimeException e) {
+          first = record(first, e);
+        }
+      }
+      rethrow(first);
+    }
+
+    /**
+     * Whether the leader said its fetch cannot end before {@code atNanos} or later ({@link
+     * #noValueBefore(long)}), and the flight goes on.
+     */
+    synchronized boolean endsNoSoonerThan(long atNanos) {
+      return delayed && !ended && noValueBefore - atNanos >= 0;
     }
 
     /** Waiters currently attached. */

@@ -32,6 +32,10 @@ import org.jspecify.annotations.Nullable;
  * own loop), and later requests answer their copy at once, without waiting, until one of the
  * fetches going on behind those answers comes back within the healthy p95. So during a brownout
  * only the requests of its first moments wait, about the p95, as they do for an open breaker.
+ *
+ * <p>When the fetch's attempt fails and its retry waits past the timer (a backoff, the origin's
+ * {@code Retry-After}), nothing can answer in time: the request, and every request waiting for the
+ * same fetch, answers now what the timer would answer then ({@link #noAnswerBefore}).
  */
 final class StaleOnSlow {
   private final CachingDownstream c;
@@ -47,6 +51,9 @@ final class StaleOnSlow {
 
   /** With {@code auto}: what is left of the wait after the estimate, when that checkpoint runs. */
   private long afterCheckpoint = -1;
+
+  /** When the wait runs out (the ticker's time). */
+  private long dueNanos;
 
   private StaleOnSlow(
       CachingDownstream c, @Nullable AdaptiveWait observed, @Nullable Set<Runnable> waiting) {
@@ -68,21 +75,23 @@ final class StaleOnSlow {
     Duration fixed = c.edge.staleOnSlow(c.routeId);
     StaleOnSlow s;
     long after;
+    long now = c.cs.ticker().read();
     if (fixed != null) {
       after = fixed.toNanos();
       if (after <= 0) {
         return null;
       }
       s = new StaleOnSlow(c, null, null);
+      s.dueNanos = now + after;
     } else {
       CachingDownstream.OriginWait o = c.originWait;
       if (o == null) {
         return null;
       }
-      long now = c.cs.ticker().read();
       after = Math.min(o.capNanos(), o.latency().waitNanos(now));
       s = after > 0 ? new StaleOnSlow(c, o.latency(), o.waiting()) : new StaleOnSlow(c, null, null);
       long checkpoint = o.latency().estimateWaitNanos(now);
+      s.dueNanos = now + after;
       if (after > 0 && checkpoint > 0 && checkpoint < after) {
         s.afterCheckpoint = after - checkpoint;
         after = checkpoint;
@@ -210,6 +219,35 @@ final class StaleOnSlow {
       w.forEach(Runnable::run);
     }
     answerStale(c);
+  }
+
+  /** When the wait runs out (the ticker's time). */
+  long dueNanos() {
+    return dueNanos;
+  }
+
+  /**
+   * No answer can come before {@code atNanos} (the fetch's attempt failed and its retry waits until
+   * then): when the wait runs out first, there is nothing to wait for, and the copy is answered now
+   * (on the loop's next turn), as the timer would answer it. That is not the origin being slow past
+   * its estimate, so {@link AdaptiveWait} hears nothing of it.
+   */
+  void noAnswerBefore(long atNanos) {
+    ScheduledFuture<?> t = timer;
+    if (t == null || atNanos - dueNanos < 0 || !t.cancel(false)) {
+      return; // the retry may still answer in time, or the timer has run
+    }
+    timer = c.eventLoop().schedule(this::answerNow, 0, TimeUnit.NANOSECONDS);
+  }
+
+  private void answerNow() {
+    Set<Runnable> w = waiting;
+    if (w != null && !w.remove(release)) {
+      return; // released already, or cancelled
+    }
+    if (c.awaitingOrigin()) {
+      answerStale(c);
+    }
   }
 
   /** Another request's wait made the origin overdue: answer now, on this request's loop. */

@@ -196,6 +196,8 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
     ScheduledFuture<?> f = loop.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     if (timer == Timer.RETRY) {
       retryTimer = f;
+      // Nothing can answer before the retry is sent: a waiting cache may answer now.
+      down.noHeadBefore(px.ticker.read() + delayNanos);
     } else {
       hedgeTimer = f;
     }

@@ -50,6 +50,15 @@ public interface Downstream {
     ReferenceCountUtil.release(interim);
   }
 
+  /**
+   * No response head can come before {@code atNanos} (the proxy's ticker): an attempt failed and
+   * the retry that replaces it waits until then (its backoff, or the origin's {@code Retry-After}).
+   * A decorator that would answer by then anyway may answer now (the edge cache's {@code
+   * stale_on_slow}: its timer would run out before the retry is even sent); this default does
+   * nothing, and so does a downstream that merely passes responses on.
+   */
+  default void noHeadBefore(long atNanos) {}
+
   /** A piece of the origin's response body; a {@link LastHttpContent} completes the response. */
   void content(HttpContent content);
 

@@ -31,6 +31,37 @@ class CollapserTest {
     public void onFailure(Throwable cause) {
       events.add("fail:" + cause.getMessage());
     }
+
+    @Override
+    public void onNoValueBefore(long atNanos) {
+      events.add("not-before:" + atNanos);
+    }
+  }
+
+  @Test
+  void aLeaderThatKnowsItsFetchEndsLaterTellsItsWaitersAndThoseWhoJoinLaterCanAsk() {
+    Collapser<String, String> c = new Collapser<>(10);
+    Ticket<String, String> leader = c.join("k", new Recorder());
+    Recorder early = new Recorder();
+    Ticket<String, String> earlyTicket = c.join("k", early);
+    Collapser.Flight<String, String> f = leader.flight();
+    assertThat(earlyTicket.endsNoSoonerThan(0)).as("nothing said yet").isFalse();
+
+    f.noValueBefore(2_000);
+    assertThat(early.events).containsExactly("not-before:2000");
+    Recorder late = new Recorder();
+    Ticket<String, String> lateTicket = c.join("k", late);
+    assertThat(lateTicket.role()).isEqualTo(Role.WAITER);
+    assertThat(late.events).as("told nothing when joining; it asks").isEmpty();
+    assertThat(lateTicket.endsNoSoonerThan(1_999)).isTrue();
+    assertThat(lateTicket.endsNoSoonerThan(2_000)).isTrue();
+    assertThat(lateTicket.endsNoSoonerThan(2_001)).isFalse();
+
+    f.complete("body");
+    assertThat(late.events).containsExactly("ok:body");
+    assertThat(lateTicket.endsNoSoonerThan(0)).as("an ended flight says nothing more").isFalse();
+    f.noValueBefore(5_000);
+    assertThat(early.events).containsExactly("not-before:2000", "ok:body");
   }
 
   @Test

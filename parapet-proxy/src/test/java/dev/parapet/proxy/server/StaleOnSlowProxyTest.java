@@ -5,17 +5,31 @@ import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpExchange;
 import dev.parapet.core.breaker.BreakerPolicy;
+import dev.parapet.core.retry.RetryOn;
 import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.cache.EdgeCache;
+import dev.parapet.proxy.config.HedgeConfig;
+import dev.parapet.proxy.config.RetryConfig;
 import dev.parapet.proxy.faultorigin.Behaviour;
 import dev.parapet.proxy.faultorigin.FaultOrigin;
 import dev.parapet.proxy.faultorigin.FaultPlan;
 import dev.parapet.proxy.faultorigin.Latency;
+import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.LoopbackOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -103,5 +117,101 @@ class StaleOnSlowProxyTest {
     HttpResponse<String> r = fx.get(p.port(), "/m");
     assertThat(cacheStatus(r)).doesNotContain("stale slow-origin").contains("fwd-status=200");
     assertThat(r.headers().firstValue("Cache-Control")).hasValue("max-age=600");
+  }
+
+  /**
+   * An origin whose first answer is stored ({@code max-age=1}), whose second is a 503 that says
+   * when to come back ({@code Retry-After}), held until {@link #release} is counted down, and whose
+   * later ones are fresh ({@code max-age=600}).
+   */
+  static final class ComeBackLater extends LoopbackOrigin {
+    final AtomicInteger calls = new AtomicInteger();
+    final CountDownLatch release = new CountDownLatch(1);
+    private final String retryAfter;
+
+    ComeBackLater(String retryAfter) throws IOException {
+      this.retryAfter = retryAfter;
+      start();
+    }
+
+    @Override
+    protected void handle(HttpExchange ex) throws IOException {
+      int n = calls.getAndIncrement();
+      readBody(ex);
+      int status = 200;
+      if (n == 0) {
+        ex.getResponseHeaders().add("Cache-Control", "max-age=1");
+      } else if (n == 1) {
+        try {
+          release.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        status = 503;
+        ex.getResponseHeaders().add("Retry-After", retryAfter);
+      } else {
+        ex.getResponseHeaders().add("Cache-Control", "max-age=600");
+      }
+      byte[] body = ("call " + n).getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(status, body.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  /**
+   * When the origin says 503 and to come back only after the {@code stale_on_slow} wait would have
+   * run out, the retry cannot answer in time: the leader and the request waiting for its fetch are
+   * answered their stale copies at once, not when their timers run out. The timers here (60 s) are
+   * longer than the test client waits (30 s), so only the early answer passes.
+   */
+  @Test
+  void aRetryThatComesAfterTheWaitRunsOutIsNotWaitedFor() throws Exception {
+    ComeBackLater o = fx.closeLater(new ComeBackLater("90"));
+    EdgeCache cache =
+        new EdgeCache(
+            ProxyFixture.NAME,
+            CacheDefaultsProxyTest.defaults(),
+            Runnable::run,
+            System::currentTimeMillis,
+            Map.of("r", new EdgeCache.RouteRules(Duration.ZERO, Duration.ofSeconds(60))));
+    RetryConfig retries =
+        new RetryConfig(
+            2,
+            new RetryOn(true, false, List.of("503")),
+            new RetryConfig.Budget(1.0, 10),
+            new RetryConfig.Backoff(Duration.ofMillis(1), Duration.ofMillis(5)));
+    ProxyServer p =
+        fx.proxy()
+            .routes(new Route("r", null, "/", "o", Duration.ofSeconds(120)))
+            .origins(
+                pool("o", o.address())
+                    .timeout(Duration.ofSeconds(120))
+                    .breaker(BreakerPolicy.builder().minRequests(1000).build())
+                    .build()
+                    .withTraffic(retries, HedgeConfig.OFF, null))
+            .cache(cache)
+            .ticker(ticker)
+            .start();
+    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
+    skew.addAndGet(Duration.ofSeconds(5).toNanos()); // stale now
+
+    CompletableFuture<HttpResponse<String>> leader = fx.sendAsync(p.port(), "/x");
+    await().atMost(Duration.ofSeconds(20)).until(() -> o.calls.get() == 2);
+    CompletableFuture<HttpResponse<String>> waiter = fx.sendAsync(p.port(), "/x");
+    await().atMost(Duration.ofSeconds(20)).until(() -> cache.collapser().collapsedTotal() == 1);
+    o.release.countDown(); // the 503: come back in 90 s
+
+    for (HttpResponse<String> r : List.of(leader.get(), waiter.get())) {
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).isEqualTo("call 0");
+      assertThat(cacheStatus(r)).contains("detail=\"stale slow-origin\"");
+    }
+    // one joining while the retry waits is answered at once too
+    HttpResponse<String> later = fx.get(p.port(), "/x");
+    assertThat(later.body()).isEqualTo("call 0");
+    assertThat(cacheStatus(later)).contains("detail=\"stale slow-origin\"");
+    assertThat(o.calls.get()).as("the retry is not sent before its time").isEqualTo(2);
   }
 }
