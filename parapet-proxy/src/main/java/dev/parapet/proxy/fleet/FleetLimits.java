@@ -27,10 +27,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The fleet ceilings of one proxy, by origin: each a {@link FleetLimiter} over a {@link
  * RedisLeaseSource}, kept across reloads while its configuration is unchanged (a new one would
- * start without a lease and forget its mode). One timer thread ticks them every {@link
- * #TICK_MILLIS} ms (a late lease is noticed, and Redis probed while falling back, even when no
- * request comes); each mode change is one log line; metrics follow the current limiter of each
- * origin and keep counting across a replacement.
+ * start without a lease and forget its mode). While there are any, one timer thread ticks them
+ * every {@link #TICK_MILLIS} ms (a late lease is noticed, and Redis probed while falling back, even
+ * when no request comes); each mode change is one log line; metrics follow the current limiter of
+ * each origin and keep counting across a replacement.
  */
 public final class FleetLimits implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FleetLimits.class);
@@ -51,7 +51,10 @@ public final class FleetLimits implements AutoCloseable {
 
   private final Ticker ticker;
   private final Sources sources;
-  private final ScheduledExecutorService timer;
+
+  /** Ticks the limiters while there are any: a proxy without fleet ceilings runs no thread. */
+  private @Nullable ScheduledExecutorService timer;
+
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
   private final Map<String, OriginMeters> meters = new ConcurrentHashMap<>();
   private volatile @Nullable MeterRegistry registry;
@@ -59,13 +62,29 @@ public final class FleetLimits implements AutoCloseable {
   private FleetLimits(Ticker ticker, Sources sources) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.sources = Objects.requireNonNull(sources, "sources");
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(r -> {
-          Thread t = new Thread(r, "parapet-fleet-tick");
-          t.setDaemon(true);
-          return t;
-        });
-    timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** Whether the tick thread runs. */
+  synchronized boolean ticking() {
+    return timer != null;
+  }
+
+  /** Starts the tick thread when there are limiters and none runs; stops it when there are none. */
+  private void timerFor(boolean limiters) {
+    ScheduledExecutorService t = timer;
+    if (limiters && t == null) {
+      t =
+          Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread th = new Thread(r, "parapet-fleet-tick");
+            th.setDaemon(true);
+            return th;
+          });
+      t.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+      timer = t;
+    } else if (!limiters && t != null) {
+      t.shutdownNow();
+      timer = null;
+    }
   }
 
   /** Limits over Redis. */
@@ -104,6 +123,7 @@ public final class FleetLimits implements AutoCloseable {
     }
     entries.clear();
     entries.putAll(next);
+    timerFor(!next.isEmpty());
     MeterRegistry r = registry;
     for (Map.Entry<String, Entry> e : next.entrySet()) {
       meters(e.getKey()).current = e.getValue().limiter();
@@ -183,7 +203,7 @@ public final class FleetLimits implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    timer.shutdownNow();
+    timerFor(false);
     entries.values().forEach(e -> closeQuietly(e.source()));
     entries.clear();
   }
