@@ -455,23 +455,26 @@ public final class RequestFlow implements CachingDownstream.Resume {
     } else {
       px.metrics.requestLocal(
           RequestRecord.label(route), error.ordinal(), now - record.startNanos());
-      // The span ends once the cache's decorator has decided what the client gets.
-      record.log(error.status().code(), error.name(), now, route, cache, true);
     }
     CachingDownstream c = cache;
-    if (c != null && down == c && c.answerInstead(error, detail, retryAfterSeconds)) {
-      // answered from the cache (stale): the proxy's own answer would only have been dropped
-      record.endSpan(error.status().code(), error.name(), route, c);
-      return;
+    if (c == null || down != c || !c.answerInstead(error, detail, retryAfterSeconds)) {
+      // (answered from the cache, stale, the proxy's own answer would only have been dropped)
+      FullHttpResponse r =
+          px.responses.build(
+              client.alloc(), error, detail, scope, retryAfterSeconds, record.idText());
+      if (capacity != null) {
+        r.headers().set(CAPACITY_HEADER, capacity);
+      }
+      down.error(error, detail, r);
     }
-    FullHttpResponse r =
-        px.responses.build(
-            client.alloc(), error, detail, scope, retryAfterSeconds, record.idText());
-    if (capacity != null) {
-      r.headers().set(CAPACITY_HEADER, capacity);
+    if (!background) {
+      // The client's status: a stale copy's when the cache answered it instead; the error stays
+      // in the line as the reason (and what sim replay reads as the outcome).
+      int answered = c == null ? 0 : c.answeredStatus();
+      record.log(
+          answered != 0 ? answered : error.status().code(), error.name(), now, route, c, true);
     }
-    down.error(error, detail, r);
-    record.endSpan(error.status().code(), error.name(), route, cache);
+    record.endSpan(error.status().code(), error.name(), route, c);
   }
 
   /**

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parapet.core.time.Ticker;
 import dev.parapet.proxy.route.Route;
+import dev.parapet.proxy.testing.CacheOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.TestOrigin;
 import dev.parapet.proxy.upstream.OriginSettings;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,5 +62,39 @@ class AccessLogTest {
     assertThat(local.get("status").asInt()).isEqualTo(404);
     assertThat(local.get("error").asText()).isEqualTo("NO_ROUTE");
     assertThat(local.get("attempts").asInt()).isZero();
+  }
+
+  /**
+   * A stale copy served instead of the proxy's own error is logged with the status the client got;
+   * the error stays as the reason, which is what {@code sim replay} reads as the outcome.
+   */
+  @Test
+  void aStaleCopyServedInsteadOfAnErrorIsLoggedWithItsStatusAndTheError(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("access.log");
+    AtomicLong skew = new AtomicLong();
+    Ticker ticker = () -> System.nanoTime() + skew.get();
+    CacheOrigin origin = fx.cacheOrigin();
+    origin.headers("Cache-Control", "max-age=1");
+    ProxyServer p =
+        fx.proxy()
+            .threads(1)
+            .routes(ProxyFixture.route("r", "/", "api"))
+            .origins(ProxyFixture.pool("api", origin.address()).build())
+            .cache(ProxyFixture.edgeCache("r"))
+            .ticker(ticker)
+            .accessLog(file)
+            .start();
+    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
+    skew.addAndGet(Duration.ofSeconds(5).toNanos()); // stale now
+    fx.closeNow(origin); // refused from now on: the copy is served instead (stale-if-error)
+    assertThat(fx.get(p.port(), "/x").statusCode()).isEqualTo(200);
+    fx.closeNow(p);
+
+    List<String> lines = Files.readAllLines(file);
+    assertThat(lines).hasSize(2);
+    JsonNode stale = JSON.readTree(lines.get(1));
+    assertThat(stale.get("status").asInt()).isEqualTo(200);
+    assertThat(stale.get("error").asText()).isEqualTo("CONNECTION_REFUSED");
   }
 }
