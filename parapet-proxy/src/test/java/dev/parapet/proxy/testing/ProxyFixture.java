@@ -450,20 +450,17 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
 
   /** An origin pool to build; see {@link ProxyFixture#pool}. */
   public static final class PoolSpec {
-    private final String name;
-    private final List<InetSocketAddress> hosts;
+    private final OriginSettings defaults;
     private Duration timeout;
     private int maxRequests;
     private BreakerPolicy breaker;
     private Scope scope = Scope.ROUTE;
 
     private PoolSpec(String name, List<InetSocketAddress> hosts) {
-      this.name = name;
-      this.hosts = List.copyOf(hosts);
-      OriginSettings d = OriginSettings.defaults(name, hosts);
-      this.timeout = d.timeout();
-      this.maxRequests = d.maxRequests();
-      this.breaker = d.breaker();
+      this.defaults = OriginSettings.defaults(name, hosts);
+      this.timeout = defaults.timeout();
+      this.maxRequests = defaults.maxRequests();
+      this.breaker = defaults.breaker();
     }
 
     /** How long one attempt may take. */
@@ -488,11 +485,10 @@ public final class ProxyFixture implements AfterEachCallback, AutoCloseable {
     }
 
     public OriginSettings build() {
-      OriginSettings d = OriginSettings.defaults(name, hosts);
-      return d.toBuilder()
+      return defaults.toBuilder()
           .connectTimeout(Duration.ofMillis(500))
           .timeout(timeout)
-          .limits(d.maxConnections(), d.maxPending(), maxRequests)
+          .limits(defaults.maxConnections(), defaults.maxPending(), maxRequests)
           .breaker(breaker, scope)
           .retry(OriginSettings.NO_RETRY)
           .build();
