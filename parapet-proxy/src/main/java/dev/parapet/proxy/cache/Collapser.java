@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -238,15 +239,7 @@ public final class Collapser<K, V> {
         noValueBefore = atNanos;
         toTell = new ArrayList<>(waiters);
       }
-      RuntimeException first = null;
-      for (Waiter<V> w : toTell) {
-        try {
-          w.onNoValueBefore(atNanos);
-        } catch (RuntimeException e) {
-          first = record(first, e);
-        }
-      }
-      rethrow(first);
+      tellAll(toTell, w -> w.onNoValueBefore(atNanos));
     }
 
     /**
@@ -272,14 +265,22 @@ public final class Collapser<K, V> {
       return endWith(w -> w.onFailure(cause));
     }
 
-    /** Tells every waiter; one that throws does not keep the others from hearing. */
-    private boolean endWith(java.util.function.Consumer<Waiter<V>> tell) {
+    /** Ends the flight and tells every waiter that was attached. */
+    private boolean endWith(Consumer<Waiter<V>> tell) {
       List<Waiter<V>> toCall = end();
       if (toCall == null) {
         return false;
       }
+      tellAll(toCall, tell);
+      return true;
+    }
+
+    /**
+     * Tells every waiter of {@code toTell}; one that throws does not keep the others from hearing.
+     */
+    private void tellAll(List<Waiter<V>> toTell, Consumer<Waiter<V>> tell) {
       RuntimeException first = null;
-      for (Waiter<V> w : toCall) {
+      for (Waiter<V> w : toTell) {
         try {
           tell.accept(w);
         } catch (RuntimeException e) {
@@ -287,7 +288,6 @@ public final class Collapser<K, V> {
         }
       }
       rethrow(first);
-      return true;
     }
 
     private @Nullable List<Waiter<V>> end() {

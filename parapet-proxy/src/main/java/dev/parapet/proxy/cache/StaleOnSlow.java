@@ -82,7 +82,6 @@ final class StaleOnSlow {
         return null;
       }
       s = new StaleOnSlow(c, null, null);
-      s.dueNanos = now + after;
     } else {
       CachingDownstream.OriginWait o = c.originWait;
       if (o == null) {
@@ -91,11 +90,13 @@ final class StaleOnSlow {
       after = Math.min(o.capNanos(), o.latency().waitNanos(now));
       s = after > 0 ? new StaleOnSlow(c, o.latency(), o.waiting()) : new StaleOnSlow(c, null, null);
       long checkpoint = o.latency().estimateWaitNanos(now);
-      s.dueNanos = now + after;
       if (after > 0 && checkpoint > 0 && checkpoint < after) {
         s.afterCheckpoint = after - checkpoint;
-        after = checkpoint;
       }
+    }
+    s.dueNanos = now + after;
+    if (s.afterCheckpoint >= 0) {
+      after -= s.afterCheckpoint; // the first timer runs to the checkpoint
     }
     s.timer =
         c.eventLoop()
