@@ -50,8 +50,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ResilienceTest {
   @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
-  /** What the scripted origin does with call number n (0-based): status and delay. */
-  record Reply(int status, long delayMillis, String retryAfter) {
+  /**
+   * What the scripted origin does with call number n (0-based): status and delay, and the {@code
+   * Retry-After} and {@code Cache-Control} it sends (none when empty).
+   */
+  record Reply(int status, long delayMillis, String retryAfter, String cacheControl) {
+    Reply(int status, long delayMillis, String retryAfter) {
+      this(status, delayMillis, retryAfter, "");
+    }
+
     static Reply ok() {
       return new Reply(200, 0, "");
     }
@@ -80,6 +87,9 @@ class ResilienceTest {
       byte[] body = ("call " + n).getBytes(StandardCharsets.UTF_8);
       if (!r.retryAfter().isEmpty()) {
         ex.getResponseHeaders().add("Retry-After", r.retryAfter());
+      }
+      if (!r.cacheControl().isEmpty()) {
+        ex.getResponseHeaders().add("Cache-Control", r.cacheControl());
       }
       try {
         ex.sendResponseHeaders(r.status(), body.length);

@@ -5,7 +5,6 @@ import static dev.parapet.proxy.testing.ProxyFixture.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpExchange;
 import dev.parapet.core.breaker.BreakerPolicy;
 import dev.parapet.core.retry.RetryOn;
 import dev.parapet.core.time.Ticker;
@@ -17,19 +16,15 @@ import dev.parapet.proxy.faultorigin.FaultOrigin;
 import dev.parapet.proxy.faultorigin.FaultPlan;
 import dev.parapet.proxy.faultorigin.Latency;
 import dev.parapet.proxy.route.Route;
-import dev.parapet.proxy.testing.LoopbackOrigin;
+import dev.parapet.proxy.server.ResilienceTest.Reply;
+import dev.parapet.proxy.server.ResilienceTest.ScriptedOrigin;
 import dev.parapet.proxy.testing.ProxyFixture;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,15 +40,19 @@ class StaleOnSlowProxyTest {
 
   @RegisterExtension final ProxyFixture fx = new ProxyFixture();
 
+  /** The cache's defaults, with route {@code r}'s {@code stale_on_slow} fixed at {@code wait}. */
+  private static EdgeCache cache(Duration wait) {
+    return new EdgeCache(
+        ProxyFixture.NAME,
+        CacheDefaultsProxyTest.defaults(),
+        Runnable::run,
+        System::currentTimeMillis,
+        Map.of("r", new EdgeCache.RouteRules(Duration.ZERO, wait)));
+  }
+
   private ProxyServer proxy(FaultOrigin o, String cacheControlOfTheStoredCopy)
       throws InterruptedException {
-    EdgeCache cache =
-        new EdgeCache(
-            ProxyFixture.NAME,
-            CacheDefaultsProxyTest.defaults(),
-            Runnable::run,
-            System::currentTimeMillis,
-            Map.of("r", new EdgeCache.RouteRules(Duration.ZERO, Duration.ofMillis(100))));
+    EdgeCache cache = cache(Duration.ofMillis(100));
     ProxyServer p =
         fx.proxy()
             .routes(route("r", "/", "o"))
@@ -120,47 +119,6 @@ class StaleOnSlowProxyTest {
   }
 
   /**
-   * An origin whose first answer is stored ({@code max-age=1}), whose second is a 503 that says
-   * when to come back ({@code Retry-After}), held until {@link #release} is counted down, and whose
-   * later ones are fresh ({@code max-age=600}).
-   */
-  static final class ComeBackLater extends LoopbackOrigin {
-    final AtomicInteger calls = new AtomicInteger();
-    final CountDownLatch release = new CountDownLatch(1);
-    private final String retryAfter;
-
-    ComeBackLater(String retryAfter) throws IOException {
-      this.retryAfter = retryAfter;
-      start();
-    }
-
-    @Override
-    protected void handle(HttpExchange ex) throws IOException {
-      int n = calls.getAndIncrement();
-      readBody(ex);
-      int status = 200;
-      if (n == 0) {
-        ex.getResponseHeaders().add("Cache-Control", "max-age=1");
-      } else if (n == 1) {
-        try {
-          release.await(20, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        status = 503;
-        ex.getResponseHeaders().add("Retry-After", retryAfter);
-      } else {
-        ex.getResponseHeaders().add("Cache-Control", "max-age=600");
-      }
-      byte[] body = ("call " + n).getBytes(StandardCharsets.UTF_8);
-      ex.sendResponseHeaders(status, body.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(body);
-      }
-    }
-  }
-
-  /**
    * When the origin says 503 and to come back only after the {@code stale_on_slow} wait would have
    * run out, the retry cannot answer in time: the leader and the request waiting for its fetch are
    * answered their stale copies at once, not when their timers run out. The timers here (60 s) are
@@ -168,14 +126,21 @@ class StaleOnSlowProxyTest {
    */
   @Test
   void aRetryThatComesAfterTheWaitRunsOutIsNotWaitedFor() throws Exception {
-    ComeBackLater o = fx.closeLater(new ComeBackLater("90"));
-    EdgeCache cache =
-        new EdgeCache(
-            ProxyFixture.NAME,
-            CacheDefaultsProxyTest.defaults(),
-            Runnable::run,
-            System::currentTimeMillis,
-            Map.of("r", new EdgeCache.RouteRules(Duration.ZERO, Duration.ofSeconds(60))));
+    // The first answer is stored; the second, held until released, is a 503 that says to come
+    // back in 90 s; later ones are fresh.
+    CountDownLatch release = new CountDownLatch(1);
+    ScriptedOrigin o =
+        fx.closeLater(
+            new ScriptedOrigin(n ->
+                switch (n) {
+                  case 0 -> new Reply(200, 0, "", "max-age=1");
+                  case 1 -> {
+                    await().atMost(Duration.ofSeconds(20)).until(() -> release.getCount() == 0);
+                    yield new Reply(503, 0, "90");
+                  }
+                  default -> new Reply(200, 0, "", "max-age=600");
+                }));
+    EdgeCache cache = cache(Duration.ofSeconds(60));
     RetryConfig retries =
         new RetryConfig(
             2,
@@ -201,7 +166,7 @@ class StaleOnSlowProxyTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> o.calls.get() == 2);
     CompletableFuture<HttpResponse<String>> waiter = fx.sendAsync(p.port(), "/x");
     await().atMost(Duration.ofSeconds(20)).until(() -> cache.collapser().collapsedTotal() == 1);
-    o.release.countDown(); // the 503: come back in 90 s
+    release.countDown(); // the 503: come back in 90 s
 
     for (HttpResponse<String> r : List.of(leader.get(), waiter.get())) {
       assertThat(r.statusCode()).isEqualTo(200);
