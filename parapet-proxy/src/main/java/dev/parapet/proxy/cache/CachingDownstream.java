@@ -7,7 +7,6 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -454,23 +453,7 @@ public final class CachingDownstream implements Downstream {
   @Override
   public void head(HttpResponse response, @Nullable String proxyStatus) {
     switch (mode) {
-      case BYPASS -> {
-        int status = response.status().code();
-        HttpHeaders h = response.headers();
-        CacheKey k = key;
-        if (k != null) {
-          edge.store()
-              .invalidateAfter(
-                  request.method(),
-                  k,
-                  status,
-                  h.get(HttpHeaderNames.LOCATION),
-                  h.get(HttpHeaderNames.CONTENT_LOCATION));
-        }
-        CacheStatus.addTo(h, cs.status().fwd(fwd).fwdStatus(status));
-        CachedResponse.stripTags(h);
-        delegate.head(response, proxyStatus);
-      }
+      case BYPASS -> OriginHead.bypass(this, response, proxyStatus);
       case FORWARD, REFRESH, DETACHED -> OriginHead.pass(this, response, proxyStatus);
       case WAITING, ANSWERED, REFETCH, GONE -> ReferenceCountUtil.release(response);
     }

@@ -19,6 +19,29 @@ final class OriginHead {
   private OriginHead() {}
 
   /**
+   * The origin's head for a request the cache does not look up (an unsafe method, a body, no host):
+   * a 2xx/3xx to an unsafe method invalidates what it names (RFC 9111 §4.4); passed on.
+   */
+  static void bypass(CachingDownstream c, HttpResponse response, @Nullable String proxyStatus) {
+    int status = response.status().code();
+    HttpHeaders h = response.headers();
+    CacheKey k = c.key;
+    if (k != null) {
+      c.edge
+          .store()
+          .invalidateAfter(
+              c.request.method(),
+              k,
+              status,
+              h.get(HttpHeaderNames.LOCATION),
+              h.get(HttpHeaderNames.CONTENT_LOCATION));
+    }
+    CacheStatus.addTo(h, c.cs.status().fwd(c.fwd).fwdStatus(status));
+    CachedResponse.stripTags(h);
+    c.delegate.head(response, proxyStatus);
+  }
+
+  /**
    * The origin's response head reaches {@code c} (looked up, a refresh, or detached): answered
    * instead, dropped (a refresh's merge, a 304 to send again), held by the tee into storage, or
    * passed on. A detached request records or merges and never answers: the client has its stale
