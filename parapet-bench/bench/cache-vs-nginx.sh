@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Edge cache beside nginx proxy_cache in one run, on loopback only:
 #   1. cache-hit throughput and latency: 1 KiB responses that are fresh for an hour
-#      (wrk -t1 -c50, several alternating rounds);
+#      (wrk -t1 -c50, several alternating rounds; then open loop, nginx and Parapet interleaved in
+#      one generator run per round, the first slot swapped every round);
 #   2. stale serving while the origin is down: responses fresh for 1 s, the origin stopped, each
 #      proxy serves its stale copy (Parapet: stale-if-error; nginx: proxy_cache_use_stale);
-#      open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission) and wrk;
-#   3. stale serving while the origin is slow: `parapet origin` (fault-injecting) answers 1 KiB
-#      with max-age=1 in ~2 ms, then takes 2 s per answer; nginx serves stale while it updates in
-#      the background (proxy_cache_use_stale updating, proxy_cache_background_update on), Parapet
-#      with its defaults (no stale-while-revalidate; stale-if-error and stale_on_slow: auto, a wait
-#      of twice the origin's observed p95, none once a wait has run out); open-loop latency.
+#      open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission; nginx and Parapet
+#      interleaved in one generator run per round, as for hits) and wrk;
+#   3. stale serving while the origin is slow: a `parapet origin` (fault-injecting) per proxy
+#      answers 1 KiB with max-age=1 in ~2 ms, then takes 2 s per answer; nginx serves stale while
+#      it updates in the background (proxy_cache_use_stale updating, proxy_cache_background_update
+#      on), Parapet with its defaults (no stale-while-revalidate; stale-if-error and stale_on_slow:
+#      auto, a wait of twice the origin's observed p95, none once a wait has run out); open-loop
+#      latency, interleaved as above, and the fetches that reached each origin.
 # Prints markdown tables for docs/benchmarks.md. Installs nginx and wrk from Debian's packages when
 # missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
@@ -23,7 +26,9 @@ rounds=${2:-3}
 open_rate=${3:-2000}
 bench_need wrk nginx
 
-ORIGIN=19101 NGINX=18180 PARAPET=18181 ADMIN=18991 SLOW=19102 SLOWCTL=19103
+ORIGIN=19101 NGINX=18180 PARAPET=18181 ADMIN=18991
+# One slow origin per proxy, so that each can count the fetches its proxy sends while both run.
+SLOW=19102 SLOWCTL=19103 SLOW2=19104 SLOWCTL2=19105
 mkdir -p "$work/www/hot" "$work/www/stale" "$work/logs" "$work/cache"
 chmod 777 "$work" "$work/cache"
 head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/hot/1k"
@@ -63,7 +68,7 @@ origins:
     hosts: [127.0.0.1:$ORIGIN]
     timeout: 3s
   slow:
-    hosts: [127.0.0.1:$SLOW]
+    hosts: [127.0.0.1:$SLOW2]
     timeout: 3s
 routes:
   - match: {prefix: /slow/}
@@ -75,12 +80,16 @@ CONF
 /usr/sbin/nginx -c "$work/origin.conf" -p "$work"
 /usr/sbin/nginx -c "$work/nginx.conf" -p "$work"
 start_parapet "$work/parapet.yaml" "$ADMIN"
-# shellcheck disable=SC2086 # a flag list
-setsid java -Xmx256m $PARAPET_JVM_FLAGS -jar "$root/parapet-proxy/target/parapet.jar" origin --port "$SLOW" \
-  --control-port "$SLOWCTL" --threads 1 --body-size 1024 --cache-control max-age=1 --latency uniform:1ms-3ms \
-  >"$work/logs/slow-origin.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do curl -sf "127.0.0.1:$SLOW/slow/1k" >/dev/null 2>&1 && break; sleep 0.1; done
+for pc in "$SLOW:$SLOWCTL" "$SLOW2:$SLOWCTL2"; do
+  # shellcheck disable=SC2086 # a flag list
+  setsid java -Xmx256m $PARAPET_JVM_FLAGS -jar "$root/parapet-proxy/target/parapet.jar" origin --port "${pc%:*}" \
+    --control-port "${pc#*:}" --threads 1 --body-size 1024 --cache-control max-age=1 --latency uniform:1ms-3ms \
+    >"$work/logs/slow-origin-${pc%:*}.log" 2>&1 &
+  pids+=($!)
+done
+for port in "$SLOW" "$SLOW2"; do
+  for _ in $(seq 1 100); do curl -sf "127.0.0.1:$port/slow/1k" >/dev/null 2>&1 && break; sleep 0.1; done
+done
 curl -sf "127.0.0.1:$PARAPET/hot/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
 curl -sf "127.0.0.1:$NGINX/hot/1k" >/dev/null
 hit_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/hot/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
@@ -93,9 +102,20 @@ for r in $(seq 1 "$rounds"); do
   hits+=("$(run_wrk "nginx proxy_cache" $NGINX /hot/1k)")
   hits+=("$(run_wrk "parapet cache" $PARAPET /hot/1k)")
 done
-hit_rows=()
-hit_rows+=("$(openloop "nginx proxy_cache (hit)" "http://127.0.0.1:$NGINX/hot/1k" "$open_rate")")
-hit_rows+=("$(openloop "parapet cache (hit)" "http://127.0.0.1:$PARAPET/hot/1k" "$open_rate")")
+# Open loop: nginx and Parapet interleaved in one generator run per round, the first slot swapped
+# every round (lib.sh's openloop_interleaved: a host stall meets both, see the proxy benchmark).
+# open_pairs KIND PATH -> one row per target and round, "nginx KIND (round r)" and "parapet ...".
+open_pairs() {
+  local r n="http://127.0.0.1:$NGINX$2" p="http://127.0.0.1:$PARAPET$2"
+  for r in $(seq 1 "$rounds"); do
+    if [ $((r % 2)) = 1 ]; then
+      openloop_interleaved "$open_rate" "nginx $1 (round $r)" "$n" "parapet $1 (round $r)" "$p"
+    else
+      openloop_interleaved "$open_rate" "parapet $1 (round $r)" "$p" "nginx $1 (round $r)" "$n"
+    fi
+  done
+}
+hit_rows=$(open_pairs "hit" /hot/1k)
 
 # Stale: fill both caches with the 1 s object, stop the origin, let the copies go stale.
 curl -sf "127.0.0.1:$NGINX/stale/1k" >/dev/null
@@ -108,28 +128,25 @@ stale_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/stale/1k" | tr -d '\r'
 # other code, which the JIT compiles now, for both alike, before it is measured.
 wrk -t1 -c50 -d10s "http://127.0.0.1:$NGINX/stale/1k" >/dev/null 2>&1
 wrk -t1 -c50 -d10s "http://127.0.0.1:$PARAPET/stale/1k" >/dev/null 2>&1
-stale_rows=()
-stale_rows+=("$(openloop "nginx (origin down, stale)" "http://127.0.0.1:$NGINX/stale/1k" "$open_rate")")
-stale_rows+=("$(openloop "parapet (origin down, stale)" "http://127.0.0.1:$PARAPET/stale/1k" "$open_rate")")
+stale_rows=$(open_pairs "origin down, stale" /stale/1k)
 stale_wrk=()
 stale_wrk+=("$(run_wrk "nginx (origin down, stale)" $NGINX /stale/1k)")
 stale_wrk+=("$(run_wrk "parapet (origin down, stale)" $PARAPET /stale/1k)")
 # Slow: both caches fetch /slow/1k from the healthy fault origin for 3 s (Parapet observes its
-# latency), then every answer of the origin takes 2 s, well within both proxies' 3 s timeouts.
+# latency), then every answer of the origins takes 2 s, well within both proxies' 3 s timeouts.
 wrk -t1 -c8 -d3s "http://127.0.0.1:$NGINX/slow/1k" >/dev/null 2>&1
 wrk -t1 -c8 -d3s "http://127.0.0.1:$PARAPET/slow/1k" >/dev/null 2>&1
-curl -sf -X PUT -d '{"latency": "fixed:2s"}' "127.0.0.1:$SLOWCTL/plan" >/dev/null
+for ctl in "$SLOWCTL" "$SLOWCTL2"; do
+  curl -sf -X PUT -d '{"latency": "fixed:2s"}' "127.0.0.1:$ctl/plan" >/dev/null
+done
 sleep 1.5
 slow_parapet=$(curl -s -D - -o /dev/null "127.0.0.1:$PARAPET/slow/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="cache-status" {print $2}')
 slow_nginx=$(curl -s -D - -o /dev/null "127.0.0.1:$NGINX/slow/1k" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-cache-status" {print $2}')
-origin_requests() { curl -s "127.0.0.1:$SLOWCTL/stats" | tr -d ' \n' | grep -o '"requests":[0-9]*' | cut -d: -f2; }
-slow_rows=()
-curl -sf -X POST "127.0.0.1:$SLOWCTL/stats/reset" >/dev/null
-slow_rows+=("$(openloop "nginx (origin slow, stale while updating)" "http://127.0.0.1:$NGINX/slow/1k" "$open_rate")")
-slow_fetches="nginx $(origin_requests)"
-curl -sf -X POST "127.0.0.1:$SLOWCTL/stats/reset" >/dev/null
-slow_rows+=("$(openloop "parapet (origin slow, stale_on_slow auto)" "http://127.0.0.1:$PARAPET/slow/1k" "$open_rate")")
-slow_fetches="$slow_fetches, parapet $(origin_requests)"
+# origin_requests CONTROL_PORT: the requests that slow origin has seen since its last reset.
+origin_requests() { curl -s "127.0.0.1:$1/stats" | tr -d ' \n' | grep -o '"requests":[0-9]*' | cut -d: -f2; }
+for ctl in "$SLOWCTL" "$SLOWCTL2"; do curl -sf -X POST "127.0.0.1:$ctl/stats/reset" >/dev/null; done
+slow_rows=$(open_pairs "origin slow, stale" /slow/1k)
+slow_fetches="nginx $(origin_requests "$SLOWCTL"), parapet $(origin_requests "$SLOWCTL2") over $rounds rounds"
 
 rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
 cache_metrics=$(curl -s "127.0.0.1:$ADMIN/metrics" | grep '^parapet_cache_total' | tr '\n' ' ')
@@ -147,11 +164,32 @@ for line in "${hits[@]}"; do
   i=$((i + 1))
 done
 echo
-echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections (ms from when each request was due):"
+echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections per target, nginx and Parapet interleaved in one run per round (ms from when each request was due):"
 echo
-echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | non-2xx |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-for line in "${hit_rows[@]}" "${stale_rows[@]}" "${slow_rows[@]}"; do echo "$line"; done
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | max ms | errors | non-2xx |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+printf '%s\n' "$hit_rows" "$stale_rows" "$slow_rows"
+echo
+# The p99 ratio of each interleaved round and their median, per kind.
+printf '%s\n' "$hit_rows" "$stale_rows" "$slow_rows" | awk -F'|' '
+  match($2, / [a-z].* \(round [0-9]+\)/) {
+    name = $2; sub(/^ /, "", name); who = name; sub(/ .*/, "", who)
+    kind = name; sub(/^[a-z]+ /, "", kind); sub(/ \(round [0-9]+\) *$/, "", kind)
+    r = name; sub(/.*\(round /, "", r); sub(/\).*/, "", r)
+    q[kind, r, who] = $6; kinds[kind] = 1; rs[kind, r] = 1
+  }
+  END {
+    for (k in kinds) {
+      n = 0; list = ""
+      for (kr in rs) {
+        split(kr, a, SUBSEP); if (a[1] != k) continue
+        if (q[k, a[2], "nginx"] > 0) x[++n] = q[k, a[2], "parapet"] / q[k, a[2], "nginx"]
+      }
+      for (i = 2; i <= n; i++) { v = x[i]; for (j = i - 1; j >= 1 && x[j] > v; j--) x[j + 1] = x[j]; x[j + 1] = v }
+      for (i = 1; i <= n; i++) list = list sprintf(" %.2f", x[i])
+      if (n) printf "Open-loop p99 parapet/nginx, %s, interleaved: median %.2fx of %d rounds (sorted:%s)\n", k, n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2, n, list
+    }
+  }'
 echo
 echo "Stale while the origin is down, closed loop:"
 echo
@@ -163,6 +201,6 @@ for line in "${stale_wrk[@]}"; do
 done
 echo
 echo "Hit marks: Parapet '$hit_parapet', nginx '$hit_nginx'. Stale marks: Parapet '$stale_parapet', nginx '$stale_nginx'."
-echo "Slow-origin marks (first request after the switch): Parapet '$slow_parapet', nginx '$slow_nginx'. Requests reaching the slow origin during each open-loop run: $slow_fetches."
+echo "Slow-origin marks (first request after the switch): Parapet '$slow_parapet', nginx '$slow_nginx'. Requests reaching each proxy's slow origin during the open-loop runs: $slow_fetches."
 echo "Parapet RSS after the runs: $((rss_kb / 1024)) MiB (heap fixed at -Xmx512m). $cache_metrics"
 echo "nginx 1 worker, Parapet --threads 1; origin: nginx static files (expires 1h / 1s)."

@@ -131,7 +131,9 @@ CONF
 # start_origin_and_nginx ORIGIN_PORT NGINX_PORT [SECOND_ORIGIN_PORT]: the proxy benchmarks' common
 # ground, started. An nginx serving $work/www (a 1 KiB file at /api/1k) on ORIGIN_PORT (and on
 # SECOND_ORIGIN_PORT too, the same worker, if given), and an nginx proxying to ORIGIN_PORT on
-# NGINX_PORT (upstream keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route).
+# NGINX_PORT (upstream keep-alive, 250 ms connect and 3 s read timeouts like Parapet's route). The
+# proxying nginx answers /local-503 itself (`return 503`): the cheapest answer a server can give,
+# beside which Parapet's fast-fail path is measured.
 start_origin_and_nginx() {
   mkdir -p "$work/www/api" "$work/logs"
   chmod 755 "$work" # nginx workers run as an unprivileged user and must read www/
@@ -144,6 +146,7 @@ CONF
   upstream origin { server 127.0.0.1:$1; keepalive 64; }
   server {
     listen 127.0.0.1:$2;
+    location = /local-503 { return 503; }
 $(nginx_proxy_location)
   }
 CONF
@@ -196,23 +199,18 @@ jvm_aux_ms() {
   echo $((sum * 1000 / $(getconf CLK_TCK)))
 }
 
-# openloop NAME URL RATE -> one markdown row: requests due at a fixed rate for $secs seconds,
-# latency from when each was due (no coordinated omission), 32 connections, after 8 s sent but not
-# measured (every target alike): the generator is a fresh JVM whose JIT competes for the two cores
-# for its first seconds, which showed in the proxies' tails (3 s of warm-up left 1-2 s of it in).
-openloop() {
-  # shellcheck disable=SC2086 # a flag list: native access for the epoll transport
-  java $PARAPET_JVM_FLAGS -cp "$root/parapet-bench/target/benchmarks.jar" dev.parapet.bench.load.OpenLoopLoad "$2" "$3" "$secs" 32 8 \
-    | awk -v n="$1" -v r="$3" '{v[$1]=$2} $1 ~ /^status_/ && $1 !~ /^status_2/ {bad += $2}
-        END {printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", n, r, v["rate_achieved"], v["p50_ms"], v["p99_ms"], v["p99.9_ms"], v["errors"], bad}'
-}
-
-# openloop_interleaved RATE NAME URL [NAME URL ...] -> one row per target, as openloop's: the
-# targets in one run of the generator, RATE requests per second each, their requests interleaved
-# (the k-th due goes to target k mod n). Rounds that alternate targets each meet the host as it is
-# during their own seconds, and on a shared two-core VM a stall in one round and not the next moves
-# a p99 several-fold; interleaved, every stall and the generator's own share meet all targets.
-# Names must not contain "|".
+# openloop_interleaved RATE NAME URL [NAME URL ...] -> one markdown row per target (name, rate,
+# achieved rate, p50, p99, p99.9 and max ms, errors, answers other than 2xx): requests due at a
+# fixed rate for $secs seconds, latency from when each was due (OpenLoopLoad: no coordinated
+# omission), 32 connections per target, after 8 s sent but not measured (the generator is a fresh
+# JVM whose JIT competes for the two cores for its first seconds, which showed in the proxies'
+# tails: 3 s of warm-up left 1-2 s of it in). The targets run in one generator run, RATE requests
+# per second each, their requests interleaved (the k-th due goes to target k mod n). Rounds that
+# alternate targets each meet the host as it is during their own seconds, and on a shared two-core
+# VM a stall in one round and not the next moves a p99 several-fold; interleaved, every stall and
+# the generator's own share meet all targets. The achieved rate is the completed requests over the
+# run's length, which ends with its last answer: one answer that takes seconds lowers it for every
+# target of the run, and the max column shows which target's it was. Names must not contain "|".
 openloop_interleaved() {
   local rate=$1 urls="" names=""
   shift
@@ -230,7 +228,7 @@ openloop_interleaved() {
         k = split(names, n, "|")
         for (i = 1; i <= k; i++) {
           t = "t" i "."
-          printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", n[i], r, v[t "rate_achieved"], v[t "p50_ms"], v[t "p99_ms"], v[t "p99.9_ms"], v[t "errors"], bad["t" i]
+          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", n[i], r, v[t "rate_achieved"], v[t "p50_ms"], v[t "p99_ms"], v[t "p99.9_ms"], v[t "max_ms"], v[t "errors"], bad["t" i]
         }
       }'
 }
