@@ -5,7 +5,8 @@
 #   2. fast-fail latency while Parapet's breaker is open (the origin refuses connections);
 #   3. open-loop latency at a fixed rate (OpenLoopLoad: no coordinated omission), nginx and
 #      Parapet interleaved in one generator run per round (each at the rate, the first target
-#      swapped every round), then Parapet's fast-fail path once.
+#      swapped every round), then Parapet's fast-fail path interleaved with nginx answering 503
+#      itself (`return 503`, the cheapest answer a server can give on this host).
 # Prints a markdown table for docs/benchmarks.md. Installs nginx, wrk and haproxy from Debian's
 # packages when missing (root). Everything it starts binds 127.0.0.1 and is stopped on exit.
 #
@@ -90,6 +91,7 @@ rss_kb=$(ps -o rss= -p "$ppid" | tr -d ' ')
 for _ in 1 2 3 4; do curl -s -o /dev/null "127.0.0.1:$PARAPET/dead/x"; done
 state=$(curl -s "127.0.0.1:$ADMIN/admin/breakers" | grep -o '"state" : "[A-Z_]*"' | sort | uniq -c | tr '\n' ' ')
 fastfail=$(run_wrk "parapet-breaker-open" $PARAPET /dead/x)
+local503=$(run_wrk "nginx-return-503" $NGINX /local-503)
 
 # Open loop at a fixed rate below saturation: latency from when each request was due (no
 # coordinated omission), so the tails compare fairly. nginx and Parapet interleaved in one
@@ -114,7 +116,17 @@ for r in $(seq 1 "$rounds"); do
     esac
   done <<<"$pair"
 done
-open_rows+=("$(with_aux openloop "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x" "$open_rate") |")
+# Fast-fail beside the floor: nginx's own `return 503`, interleaved in the same generator run.
+aux=$(jvm_aux_ms "$ppid")
+pair=$(openloop_interleaved "$open_rate" "nginx, return 503" "http://127.0.0.1:$NGINX/local-503" \
+  "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x")
+aux=$(($(jvm_aux_ms "$ppid") - aux))
+while IFS= read -r row; do
+  case "$row" in
+    "| parapet"*) open_rows+=("$row ${aux}ms |") ;;
+    *) open_rows+=("$row - |") ;;
+  esac
+done <<<"$pair"
 
 echo
 echo "| target | round | req/s | p50 | p99 | non-2xx | Parapet's JIT+GC CPU in the round |"
@@ -128,11 +140,13 @@ for line in "${results[@]}"; do
 done
 set -- $fastfail
 echo "| $1 (503 fast-fail) | - | $2 | $3 | $4 | $5 | - |"
+set -- $local503
+echo "| $1 | - | $2 | $3 | $4 | $5 | - |"
 echo
 echo "Open loop, ${secs}s at a fixed rate after 8 s unmeasured, 32 connections per target, nginx and Parapet interleaved in one run per round (ms from when each request was due):"
 echo
-echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | errors | non-2xx | Parapet's JIT+GC CPU in the run ($((secs + 8)) s) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| target | rate | achieved | p50 ms | p99 ms | p99.9 ms | max ms | errors | non-2xx | Parapet's JIT+GC CPU in the run ($((secs + 8)) s) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for line in "${open_rows[@]}"; do echo "$line"; done
 echo
 # The targets' ratios, computed here rather than by hand: throughput and closed-loop p99 of the
