@@ -68,11 +68,15 @@ public enum ProxyError {
   private final HttpResponseStatus status;
   private final String proxyStatusError;
   private final String title;
+  private final String problemType;
 
   ProxyError(HttpResponseStatus status, String proxyStatusError, String title) {
     this.status = status;
     this.proxyStatusError = proxyStatusError;
     this.title = title;
+    this.problemType =
+        "https://parapet.dev/problems/"
+            + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 
   public HttpResponseStatus status() {
@@ -91,7 +95,6 @@ public enum ProxyError {
 
   /** The problem {@code type} URI, stable for clients to match on. */
   public String problemType() {
-    return "https://parapet.dev/problems/"
-        + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    return problemType;
   }
 }
