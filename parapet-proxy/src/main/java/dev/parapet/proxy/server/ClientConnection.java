@@ -190,6 +190,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     RequestFlow f = RequestFlow.start(p, this, client(), req);
     if (phase == Phase.RESPONDING && flow == null) {
       flow = f; // not when it was answered whole inside start: nothing may reach it any more
+    } else {
+      f.recycle(null); // answered inside start (a fast failure): its fields back to the decoder
     }
   }
 

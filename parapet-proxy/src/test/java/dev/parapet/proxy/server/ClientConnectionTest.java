@@ -9,11 +9,16 @@ import dev.parapet.proxy.cache.CacheKey;
 import dev.parapet.proxy.cache.CachedResponse;
 import dev.parapet.proxy.cache.EdgeCache;
 import dev.parapet.proxy.flow.ProxyContext;
+import dev.parapet.proxy.http1.ClientCodec;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.testing.ProxyFixture;
 import dev.parapet.proxy.testing.TestContexts;
 import dev.parapet.proxy.upstream.OriginPool;
 import dev.parapet.proxy.upstream.OriginSettings;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -27,6 +32,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -245,5 +251,45 @@ class ClientConnectionTest {
     r.release();
     ch.runPendingTasks();
     assertThat(ch.isOpen()).isFalse();
+  }
+
+  /**
+   * A request answered inside the flow's start (no route here; an open breaker, shedding alike)
+   * gives its fields back to the decoder as one answered later does: the next request is decoded
+   * into the same field set, and reads its own values.
+   */
+  @Test
+  void aRequestAnsweredAtOnceGivesItsFieldsBackToTheDecoder() {
+    List<HttpHeaders> seen = new ArrayList<>();
+    ch.pipeline().addLast(ClientCodec.handlers(8192, 32 * 1024, 16 * 1024));
+    ch.pipeline()
+        .addLast(
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof HttpRequest r) {
+                  seen.add(r.headers());
+                }
+                ctx.fireChannelRead(msg);
+              }
+            });
+    connect();
+    for (String tag : List.of("first", "second-and-longer", "3")) {
+      ch.writeInbound(
+          Unpooled.copiedBuffer(
+              "GET /nowhere/"
+                  + tag
+                  + " HTTP/1.1\r\nHost: example.test\r\nX-Tag: "
+                  + tag
+                  + "\r\n\r\n",
+              StandardCharsets.US_ASCII));
+      ByteBuf out = ch.readOutbound();
+      assertThat(out.toString(StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 404 ");
+      out.release();
+      assertThat(seen.get(seen.size() - 1).get("X-Tag")).isEqualTo(tag);
+    }
+    assertThat(seen).hasSize(3);
+    assertThat(seen.get(1)).isSameAs(seen.get(0));
+    assertThat(seen.get(2)).isSameAs(seen.get(0));
   }
 }
