@@ -66,6 +66,7 @@ public final class CircuitBreaker {
   }
 
   private final BreakerKey key;
+  private final String keyText;
   private final BreakerPolicy policy;
   private final OutcomeWindow window;
   private final @Nullable RecentEvents connectFailures;
@@ -99,6 +100,7 @@ public final class CircuitBreaker {
       BreakerListener listener,
       long nowNanos) {
     this.key = Objects.requireNonNull(key, "key");
+    this.keyText = key.toString();
     this.policy = Objects.requireNonNull(policy, "policy");
     this.random = Objects.requireNonNull(random, "random");
     this.listener = Objects.requireNonNull(listener, "listener");
@@ -553,6 +555,14 @@ public final class CircuitBreaker {
   /** This breaker's key. */
   public BreakerKey key() {
     return key;
+  }
+
+  /**
+   * This breaker's key as text ({@link BreakerKey#toString}), made once: it names the breaker in
+   * every answer the breaker refuses, at the highest rates a proxy answers.
+   */
+  public String keyText() {
+    return keyText;
   }
 
   /** Its policy. */

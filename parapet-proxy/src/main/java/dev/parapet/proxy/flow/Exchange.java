@@ -275,7 +275,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
         flow.fail(
             ProxyError.BREAKER_OPEN,
             "breaker open",
-            b.key().toString(),
+            b.keyText(),
             px.retryAfterSeconds(b.retryAfterNanos(now)),
             null);
       }
@@ -286,7 +286,7 @@ final class Exchange extends AttemptSequence<UpstreamAttempt> implements Attempt
         flow.fail(
             ProxyError.BREAKER_OPEN,
             "breaker open; the retry was refused after a failed attempt",
-            b.key().toString(),
+            b.keyText(),
             px.retryAfterSeconds(b.retryAfterNanos(now)),
             null);
       }

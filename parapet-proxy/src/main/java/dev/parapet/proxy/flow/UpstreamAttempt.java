@@ -280,7 +280,7 @@ class UpstreamAttempt extends Attempt implements HostPool.Acquirer, OriginConnec
   }
 
   private void fail(ProxyError e, String why, @Nullable Outcome ev) {
-    failedWith(e, why, requireBreaker().key().toString(), ev);
+    failedWith(e, why, requireBreaker().keyText(), ev);
     listener.onAttemptFailed(this, ev);
   }
 

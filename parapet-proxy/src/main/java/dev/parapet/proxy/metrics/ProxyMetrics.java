@@ -294,7 +294,7 @@ public final class ProxyMetrics implements BreakerListener {
 
   /** A half-open probe ended with {@code outcome}. */
   public void probe(CircuitBreaker b, Outcome outcome) {
-    probeCounters(b.key().toString())[outcome.kind().ordinal()].increment();
+    probeCounters(b.keyText())[outcome.kind().ordinal()].increment();
   }
 
   private Counter[] probeCounters(String breaker) {
@@ -319,7 +319,7 @@ public final class ProxyMetrics implements BreakerListener {
    * that replaced a breaker, the gauge follows the new one.
    */
   public void breakerCreated(CircuitBreaker b) {
-    String key = b.key().toString();
+    String key = b.keyText();
     if (breakers.put(key, b) == null) {
       Gauge.builder(
               "parapet.breaker.state",
