@@ -7,6 +7,11 @@
 #
 #   parapet-bench/bench/profile.sh [seconds, default 10] [interval] [output file]
 #   PARAPET_PROFILE_EVENT=alloc parapet-bench/bench/profile.sh [seconds] [interval] [output file]
+#   PARAPET_PROFILE_PATH=breaker-open parapet-bench/bench/profile.sh ...
+#
+# PARAPET_PROFILE_PATH: proxied (the default), requests proxied to the origin; or breaker-open,
+# the fast-fail path: Parapet's route points at a port nothing listens on, a few refused
+# connections open its breaker, and every profiled request is answered 503 at once.
 #
 # cpu (the default): samples every interval (default 1ms) of CPU time, summarized by component
 # (user time only: kernel frames are the syscalls, at parity with nginx per cost-per-request.sh).
@@ -50,9 +55,34 @@ if [ ! -f "$ap_lib" ]; then
   (cd "$ap_dir" && "$JAVA_HOME/bin/jar" xf "async-profiler-$AP_VERSION.jar" "$ap_arch/libasyncProfiler.so")
 fi
 
-ORIGIN=19301 NGINX=18380 PARAPET=18381 ADMIN=19081
-start_origin_and_nginx "$ORIGIN" "$NGINX"
-PARAPET_JAVA_OPTS="${PARAPET_JAVA_OPTS:-} -XX:+EnableDynamicAgentLoading" start_uncached_parapet "$PARAPET" "$ADMIN" "$ORIGIN"
+ORIGIN=19301 NGINX=18380 PARAPET=18381 ADMIN=19081 NOBODY=19302
+path=${PARAPET_PROFILE_PATH:-proxied}
+export PARAPET_JAVA_OPTS="${PARAPET_JAVA_OPTS:-} -XX:+EnableDynamicAgentLoading"
+case "$path" in
+  proxied)
+    start_origin_and_nginx "$ORIGIN" "$NGINX"
+    start_uncached_parapet "$PARAPET" "$ADMIN" "$ORIGIN"
+    ;;
+  breaker-open)
+    mkdir -p "$work/logs"
+    cat >"$work/parapet.yaml" <<CONF
+name: bench
+listen: 127.0.0.1:$PARAPET
+admin: {listen: 127.0.0.1:$ADMIN}
+origins:
+  origin: {hosts: [127.0.0.1:$NOBODY], timeout: 3s}
+routes:
+  - match: {prefix: /}
+    origin: origin
+    cache: off
+CONF
+    start_parapet "$work/parapet.yaml" "$ADMIN"
+    for _ in 1 2 3 4 5 6; do curl -s -o /dev/null "127.0.0.1:$PARAPET/api/1k"; done
+    code=$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:$PARAPET/api/1k")
+    [ "$code" = 503 ] || { echo "profile.sh: expected the open breaker's 503, got $code; see $plog" >&2; exit 1; }
+    ;;
+  *) echo "profile.sh: PARAPET_PROFILE_PATH must be proxied or breaker-open, not '$path'" >&2; exit 2 ;;
+esac
 
 warm_parapet "http://127.0.0.1:$PARAPET/api/1k"
 # jcmd splits its arguments at commas unless the option string is quoted inside the argument.

@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
@@ -28,6 +29,13 @@ import org.jspecify.annotations.Nullable;
  * third of the event loop's own time on that path and 1.8 KB of garbage per answer.
  */
 public final class LocalResponses {
+  private static final AsciiString PROXY_STATUS = HeaderList.token("Proxy-Status");
+  private static final AsciiString REQUEST_ID = HeaderList.token("X-Request-Id");
+  private static final AsciiString PROBLEM_JSON = AsciiString.cached("application/problem+json");
+  private static final AsciiString NO_STORE = AsciiString.cached("no-store");
+  private static final byte[] SCOPE = ascii(",\"scope\":\"");
+  private static final byte[] REQUEST_ID_KEY = ascii(",\"request_id\":\"");
+
   private final String name;
 
   /** Per error, the body up to the detail's opening quote, and from its closing quote to scope. */
@@ -96,23 +104,23 @@ public final class LocalResponses {
     writeEscaped(body, detail);
     body.writeBytes(parts[1]);
     if (scope != null) {
-      body.writeCharSequence(",\"scope\":\"", StandardCharsets.US_ASCII);
+      body.writeBytes(SCOPE);
       writeEscaped(body, scope);
       body.writeByte('"');
     }
     if (requestId != null) {
-      body.writeCharSequence(",\"request_id\":\"", StandardCharsets.US_ASCII);
+      body.writeBytes(REQUEST_ID_KEY);
       writeEscaped(body, requestId);
       body.writeByte('"');
     }
     body.writeByte('}');
-    HeaderList h = new HeaderList(7);
-    h.set(HttpHeaderNames.CONTENT_TYPE, "application/problem+json")
+    HeaderList h = new HeaderList(7); // new and each name once: added, no lookups
+    h.add(HttpHeaderNames.CONTENT_TYPE, PROBLEM_JSON)
         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
-        .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-        .set("Proxy-Status", proxyStatus(error, detail));
+        .add(HttpHeaderNames.CACHE_CONTROL, NO_STORE)
+        .add(PROXY_STATUS, proxyStatus(error, detail));
     if (requestId != null) {
-      h.set("X-Request-Id", requestId);
+      h.add(REQUEST_ID, requestId);
     }
     if (retryAfterSeconds >= 0) {
       h.setInt(HttpHeaderNames.RETRY_AFTER, (int) Math.min(Integer.MAX_VALUE, retryAfterSeconds));
@@ -151,6 +159,10 @@ public final class LocalResponses {
       }
     }
     return true;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
   private static String quoted(String s) {
