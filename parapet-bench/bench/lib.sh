@@ -39,6 +39,7 @@ start_parapet() {
     (cd "$root" && mvn -B -q -ntp package -DskipTests -Dspotless.check.skip=true -Djacoco.skip=true -pl parapet-core,parapet-proxy,parapet-bench) >/dev/null 2>&1
     parapet_built=1
   fi
+  mkdir -p "$work/logs"
   plog="$work/logs/parapet-$admin.log"
   # shellcheck disable=SC2086 # the flag lists are word lists
   setsid java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
@@ -53,6 +54,13 @@ start_parapet() {
 # route, `/` to the origin with `cache: off` (what nginx's proxy_pass without proxy_cache does);
 # stops the script if Parapet does not answer /api/1k.
 start_uncached_parapet() {
+  start_uncached_parapet_unchecked "$@"
+  curl -sf "127.0.0.1:$1/api/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
+}
+
+# start_uncached_parapet_unchecked PARAPET_PORT ADMIN_PORT ORIGIN_PORT [RUN_ARGS...]: the same,
+# without asking the origin anything (whose port may have nothing behind it on purpose).
+start_uncached_parapet_unchecked() {
   local port=$1 admin=$2 origin=$3
   shift 3
   cat >"$work/parapet-$port.yaml" <<CONF
@@ -67,7 +75,6 @@ routes:
     cache: off
 CONF
   start_parapet "$work/parapet-$port.yaml" "$admin" "$@"
-  curl -sf "127.0.0.1:$port/api/1k" >/dev/null || { echo "parapet did not start; see $plog" >&2; exit 1; }
 }
 
 # write_nginx_conf NAME: writes $work/NAME.conf, one worker, pid and error log under $work, an http

@@ -64,19 +64,7 @@ case "$path" in
     start_uncached_parapet "$PARAPET" "$ADMIN" "$ORIGIN"
     ;;
   breaker-open)
-    mkdir -p "$work/logs"
-    cat >"$work/parapet.yaml" <<CONF
-name: bench
-listen: 127.0.0.1:$PARAPET
-admin: {listen: 127.0.0.1:$ADMIN}
-origins:
-  origin: {hosts: [127.0.0.1:$NOBODY], timeout: 3s}
-routes:
-  - match: {prefix: /}
-    origin: origin
-    cache: off
-CONF
-    start_parapet "$work/parapet.yaml" "$ADMIN"
+    start_uncached_parapet_unchecked "$PARAPET" "$ADMIN" "$NOBODY"
     for _ in 1 2 3 4 5 6; do curl -s -o /dev/null "127.0.0.1:$PARAPET/api/1k"; done
     code=$(curl -s -o /dev/null -w '%{http_code}' "127.0.0.1:$PARAPET/api/1k")
     [ "$code" = 503 ] || { echo "profile.sh: expected the open breaker's 503, got $code; see $plog" >&2; exit 1; }

@@ -99,15 +99,12 @@ local503=$(run_wrk "nginx-return-503" $NGINX /local-503)
 # during their own seconds, and a stall in one of them moved that round's p99 several-fold. Which
 # target comes first is swapped every round. The JIT+GC column is Parapet's, over the shared run.
 open_rows=()
-for r in $(seq 1 "$rounds"); do
+# open_pair NAME URL NAME URL: one interleaved run, its rows added to open_rows, Parapet's with the
+# CPU its JIT, collector and VM threads used during the run.
+open_pair() {
+  local aux pair row
   aux=$(jvm_aux_ms "$ppid")
-  if [ $((r % 2)) = 1 ]; then
-    pair=$(openloop_interleaved "$open_rate" "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k" \
-      "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k")
-  else
-    pair=$(openloop_interleaved "$open_rate" "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" \
-      "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k")
-  fi
+  pair=$(openloop_interleaved "$open_rate" "$@")
   aux=$(($(jvm_aux_ms "$ppid") - aux))
   while IFS= read -r row; do
     case "$row" in
@@ -115,18 +112,17 @@ for r in $(seq 1 "$rounds"); do
       *) open_rows+=("$row - |") ;;
     esac
   done <<<"$pair"
+}
+for r in $(seq 1 "$rounds"); do
+  if [ $((r % 2)) = 1 ]; then
+    open_pair "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k" "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k"
+  else
+    open_pair "parapet (round $r)" "http://127.0.0.1:$PARAPET/api/1k" "nginx (round $r)" "http://127.0.0.1:$NGINX/api/1k"
+  fi
 done
 # Fast-fail beside the floor: nginx's own `return 503`, interleaved in the same generator run.
-aux=$(jvm_aux_ms "$ppid")
-pair=$(openloop_interleaved "$open_rate" "nginx, return 503" "http://127.0.0.1:$NGINX/local-503" \
-  "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x")
-aux=$(($(jvm_aux_ms "$ppid") - aux))
-while IFS= read -r row; do
-  case "$row" in
-    "| parapet"*) open_rows+=("$row ${aux}ms |") ;;
-    *) open_rows+=("$row - |") ;;
-  esac
-done <<<"$pair"
+open_pair "nginx, return 503" "http://127.0.0.1:$NGINX/local-503" \
+  "parapet, breaker open (503)" "http://127.0.0.1:$PARAPET/dead/x"
 
 echo
 echo "| target | round | req/s | p50 | p99 | non-2xx | Parapet's JIT+GC CPU in the round |"
