@@ -64,7 +64,7 @@ final class OutboundRequest {
     this.replayable = replayable;
     this.client = client;
     this.via = via;
-    this.complete = replayable;
+    this.complete = replayable || request instanceof LastHttpContent;
   }
 
   /** Without a body, and idempotent (or its route opted in): it may be sent again. */
@@ -95,7 +95,11 @@ final class OutboundRequest {
     // exceptionCaught, which ends the attempt.
     ch.write(head(usableNanos, span), ch.voidPromise());
     if (replayable) {
-      ch.write(LastHttpContent.EMPTY_LAST_CONTENT, ch.voidPromise());
+      // A request passed on whole (no body, one message: the HTTP/1.1 decoder's way) went out in
+      // one piece with its head; any other is ended here.
+      if (!(request instanceof LastHttpContent)) {
+        ch.write(LastHttpContent.EMPTY_LAST_CONTENT, ch.voidPromise());
+      }
     } else {
       List<HttpContent> h = held;
       if (h != null) {

@@ -20,6 +20,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -126,7 +127,9 @@ public final class RequestFlow implements CachingDownstream.Resume {
       return;
     }
     hasBody =
-        HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, -1L) > 0;
+        !(request instanceof LastHttpContent) // whole, as the HTTP/1.1 decoder passes it on
+            && (HttpUtil.isTransferEncodingChunked(request)
+                || HttpUtil.getContentLength(request, -1L) > 0);
     RequestTarget t = RequestTarget.of(request, record.target());
     if (t == null) {
       fail(

@@ -12,13 +12,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpExpectationFailedEvent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decodes client requests (see {@link Http1Decoder}) into a {@link DefaultHttpRequest} with {@link
- * HeaderList} and a body framed by Content-Length or chunked coding, none without either. It lives
- * beside the response decoder it shares its parts with; the client side's codec uses it.
+ * HeaderList} and a body framed by Content-Length or chunked coding; a request with neither has no
+ * body and is one {@link DefaultFullHttpRequest} with empty content. It lives beside the response
+ * decoder it shares its parts with; the client side's codec uses it.
  *
  * <p>What it refuses, each as a request whose decoder result is a failure (the connection answers
  * 400 and closes): a request line that is not {@code method SP target SP HTTP/1.x} with single
@@ -81,9 +82,9 @@ public final class RequestDecoder extends Http1Decoder {
   }
 
   /**
-   * An expectation the connection refused (417, {@code HttpServerExpectContinueHandler}): the
-   * request is dropped and its body is not coming (RFC 9110 §10.1.1), so the next bytes are the
-   * next request.
+   * An expectation refused with a 417 (Netty's {@link HttpExpectationFailedEvent}, fired by a
+   * handler after the decoder): the request is dropped and its body is not coming (RFC 9110
+   * §10.1.1), so the next bytes are the next request.
    */
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
@@ -151,14 +152,19 @@ public final class RequestDecoder extends Http1Decoder {
       checkChunkedOnly(h, te, version, contentLength, "request");
     }
     methods.add(method);
-    out.add(new DefaultHttpRequest(version, method, uri, h));
     if (te >= 0) {
+      out.add(new DefaultHttpRequest(version, method, uri, h));
       state = State.CHUNK_SIZE;
     } else if (contentLength > 0) {
+      out.add(new DefaultHttpRequest(version, method, uri, h));
       remaining = contentLength;
       state = State.FIXED;
     } else {
-      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+      // No body: the request is whole, one message rather than a head and an empty last content
+      // (one pass through the pipeline, and the origin's encoder writes it in one piece).
+      out.add(
+          new DefaultFullHttpRequest(
+              version, method, uri, Unpooled.EMPTY_BUFFER, h, EmptyHttpHeaders.INSTANCE));
     }
   }
 

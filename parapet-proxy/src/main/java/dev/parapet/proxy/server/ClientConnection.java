@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -91,8 +92,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   private boolean continueSent;
 
   /**
-   * Requests whose {@code 100 Continue} the connection's expect handler sent, oldest first: they
-   * reach {@link #onRequest} in the same order, maybe later (pipelined).
+   * Requests whose {@code 100 Continue} the connection sent as their heads arrived, oldest first:
+   * they reach {@link #onRequest} in the same order, maybe later (pipelined).
    */
   private final ArrayDeque<HttpRequest> continued = new ArrayDeque<>(2);
 
@@ -129,6 +130,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       ReferenceCountUtil.release(msg);
       return;
     }
+    if (msg instanceof HttpRequest req && HttpUtil.is100ContinueExpected(req)) {
+      continueNow(ctx, req);
+    }
     if (!queued.isEmpty() || (msg instanceof HttpRequest && phase != Phase.IDLE)) {
       queued.add(msg); // pipelined: handled when the current response is done
       if (queued.size() > MAX_QUEUED_MESSAGES) {
@@ -137,6 +141,23 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
       return;
     }
     dispatch(msg);
+  }
+
+  /**
+   * {@code Expect: 100-continue}: a {@code 100 Continue} as soon as the head is read and {@code
+   * Expect} removed before the request goes on, as Netty's {@code HttpServerExpectContinueHandler}
+   * does (here rather than in a handler of its own, which every message would pass through). The
+   * request is remembered: the origin's own {@code 100}, an interim response the connection
+   * otherwise forwards, would be the client's second.
+   */
+  private void continueNow(ChannelHandlerContext ctx, HttpRequest req) {
+    FullHttpResponse accept =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER);
+    accept.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
+    ctx.writeAndFlush(accept).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    req.headers().remove(HttpHeaderNames.EXPECT);
+    continued.add(req);
   }
 
   private void dispatch(Object msg) {
@@ -178,8 +199,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     px = p;
     method = req.method();
     keepAlive = HttpUtil.isKeepAlive(req);
-    hasBody = HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
-    lastRead = false;
+    lastRead = req instanceof LastHttpContent; // a request without a body comes whole
+    hasBody =
+        !lastRead
+            && (HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0);
     closeAfterResponse = false;
     continueSent = continued.peekFirst() == req;
     if (continueSent) {
@@ -242,11 +265,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
   @Override
   public ByteBufAllocator alloc() {
     return ctx().alloc();
-  }
-
-  /** The expect handler answered {@code req}'s {@code Expect: 100-continue} with a 100. */
-  void continueSent(HttpRequest req) {
-    continued.add(req);
   }
 
   /**

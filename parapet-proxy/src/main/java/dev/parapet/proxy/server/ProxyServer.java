@@ -496,7 +496,6 @@ public final class ProxyServer implements AutoCloseable {
   /** Adds the HTTP/1.1 handlers at the end of {@code p}. */
   private void http1(ChannelPipeline p, RequestHeadTimer timer) {
     p.addLast(ClientCodec.handlers(settings.maxRequestLine(), settings.maxHeaderBytes(), 16 * 1024))
-        .addLast("expect", new ContinueHandler())
         .addLast("proxy", new ClientConnection(this::context, timer, this::draining));
     http1Clients.add(p.channel());
   }

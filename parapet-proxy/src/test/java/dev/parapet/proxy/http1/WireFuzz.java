@@ -273,6 +273,12 @@ final class WireFuzz {
     while ((o = ch.readInbound()) != null) {
       try {
         events.add(event(o));
+        if (o instanceof HttpRequest r
+            && o instanceof LastHttpContent whole
+            && r.decoderResult().isSuccess()) {
+          // A request without a body comes whole: its head and its (empty) end in one message.
+          events.add(new Body(new byte[0], true, fields(whole.trailingHeaders()), null));
+        }
       } finally {
         ReferenceCountUtil.release(o);
       }
