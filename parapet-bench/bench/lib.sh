@@ -27,7 +27,8 @@ bench_need() {
 
 # start_parapet CONFIG ADMIN_PORT [RUN_ARGS...]: builds the jars (once per script), starts `parapet
 # run` (heap fixed at 512 MiB, one event loop, PARAPET_JAVA_OPTS added, for example a collector,
-# RUN_ARGS after the rest, for example --transport epoll), waits for readyz; sets ppid and plog
+# RUN_ARGS after the rest, for example --transport epoll; the jar is PARAPET_JAR when set, another
+# build to compare, else this tree's), waits for readyz; sets ppid and plog
 # (its log, $work/logs/parapet-ADMIN_PORT.log), so a script can start more than one.
 # In a session of its own (setsid), as nginx and HAProxy are once they daemonize: with the kernel's
 # autogroup scheduling each session shares the CPU as one group, and Parapet started as a plain
@@ -42,7 +43,7 @@ start_parapet() {
   mkdir -p "$work/logs"
   plog="$work/logs/parapet-$admin.log"
   # shellcheck disable=SC2086 # the flag lists are word lists
-  setsid java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "$root/parapet-proxy/target/parapet.jar" \
+  setsid java -Xms512m -Xmx512m $PARAPET_JVM_FLAGS ${PARAPET_JAVA_OPTS:-} -jar "${PARAPET_JAR:-$root/parapet-proxy/target/parapet.jar}" \
     run -c "$config" --threads 1 "$@" >"$plog" 2>&1 &
   pids+=($!)
   ppid=$!

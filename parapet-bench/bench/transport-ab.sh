@@ -10,6 +10,9 @@
 # Per round and target: req/s; user and system microseconds per request of the busiest thread (the
 # event loop, or nginx's worker); the whole process's microseconds per request; wrk's p50, p99,
 # p99.5, p99.9 and maximum. Swap A and B in a second run: the slot a target runs in matters a little.
+#
+# Two builds on one transport, the same way: PARAPET_JAR_B=path/to/other/parapet.jar runs B from
+# that jar (for example a worktree of the commit before a change), A from this tree.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=lib.sh
@@ -23,7 +26,7 @@ ORIGIN=19401 NGINX=18480 PA=18491 PB=18492
 start_origin_and_nginx "$ORIGIN" "$NGINX"
 start_uncached_parapet "$PA" 18991 "$ORIGIN" --transport "$ta"
 pa=$ppid
-start_uncached_parapet "$PB" 18992 "$ORIGIN" --transport "$tb"
+PARAPET_JAR=${PARAPET_JAR_B:-} start_uncached_parapet "$PB" 18992 "$ORIGIN" --transport "$tb"
 pb=$ppid
 sleep 0.5
 ngw=$(pgrep -P "$(cat "$work/nginx.pid")" | head -1)
@@ -58,4 +61,4 @@ for r in $(seq 1 "$rounds"); do
   one "$r B $tb" "$PB" "$pb"
 done
 echo
-echo "wrk -t1 -c50 -d${secs}s per round; nginx 1 worker; both Parapets --threads 1, -Xms512m -Xmx512m, same jar."
+echo "wrk -t1 -c50 -d${secs}s per round; nginx 1 worker; both Parapets --threads 1, -Xms512m -Xmx512m, B from ${PARAPET_JAR_B:-the same jar}."
