@@ -12,6 +12,7 @@ import dev.parapet.proxy.cache.Refresh;
 import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ForwardedHeaders;
 import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.http.RequestBodies;
 import dev.parapet.proxy.http1.HeaderList;
 import dev.parapet.proxy.route.Route;
 import dev.parapet.proxy.upstream.OriginPool;
@@ -19,8 +20,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -126,10 +125,7 @@ public final class RequestFlow implements CachingDownstream.Resume {
       fail(refused.error(), refused.detail());
       return;
     }
-    hasBody =
-        !(request instanceof LastHttpContent) // whole, as the HTTP/1.1 decoder passes it on
-            && (HttpUtil.isTransferEncodingChunked(request)
-                || HttpUtil.getContentLength(request, -1L) > 0);
+    hasBody = RequestBodies.hasBody(request);
     RequestTarget t = RequestTarget.of(request, record.target());
     if (t == null) {
       fail(

@@ -152,19 +152,20 @@ public final class RequestDecoder extends Http1Decoder {
       checkChunkedOnly(h, te, version, contentLength, "request");
     }
     methods.add(method);
-    if (te >= 0) {
-      out.add(new DefaultHttpRequest(version, method, uri, h));
-      state = State.CHUNK_SIZE;
-    } else if (contentLength > 0) {
-      out.add(new DefaultHttpRequest(version, method, uri, h));
-      remaining = contentLength;
-      state = State.FIXED;
-    } else {
+    if (te < 0 && contentLength <= 0) {
       // No body: the request is whole, one message rather than a head and an empty last content
       // (one pass through the pipeline, and the origin's encoder writes it in one piece).
       out.add(
           new DefaultFullHttpRequest(
               version, method, uri, Unpooled.EMPTY_BUFFER, h, EmptyHttpHeaders.INSTANCE));
+      return;
+    }
+    out.add(new DefaultHttpRequest(version, method, uri, h));
+    if (te >= 0) {
+      state = State.CHUNK_SIZE;
+    } else {
+      remaining = contentLength;
+      state = State.FIXED;
     }
   }
 

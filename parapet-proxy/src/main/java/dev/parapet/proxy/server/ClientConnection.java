@@ -6,6 +6,7 @@ import dev.parapet.proxy.flow.RequestFlow;
 import dev.parapet.proxy.http.Downstream;
 import dev.parapet.proxy.http.ForwardedHeaders;
 import dev.parapet.proxy.http.ProxyError;
+import dev.parapet.proxy.http.RequestBodies;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -200,9 +201,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter implements Dow
     method = req.method();
     keepAlive = HttpUtil.isKeepAlive(req);
     lastRead = req instanceof LastHttpContent; // a request without a body comes whole
-    hasBody =
-        !lastRead
-            && (HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0);
+    hasBody = RequestBodies.hasBody(req);
     closeAfterResponse = false;
     continueSent = continued.peekFirst() == req;
     if (continueSent) {
